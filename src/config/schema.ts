@@ -1,0 +1,136 @@
+import Joi from 'joi';
+
+/**
+ * The whole configuration, as the program sees it after defaults are applied.
+ * Every key is documented, with its default, in config.example.yaml.
+ */
+export interface Config {
+  server: {
+    host: string;
+    port: number;
+    base_url: string;
+    /** Addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed. */
+    trusted_proxies: string[];
+    /** Mark cookies Secure (only when rigd is served over HTTPS). */
+    secure_cookies: boolean;
+    /** Secret for the _service_pm_session cookie; generated into data_dir when empty. */
+    cookie_secret: string;
+    /** Largest JSON request body, in bytes. */
+    max_payload_bytes: number;
+  };
+  vpn: { host: string; cidr: string; rig_domain: string };
+  data_dir: string;
+  storage: {
+    driver: 'embedded' | 'minio';
+    bucket: string;
+    public_url: string;
+    upload_url_ttl: number;
+    max_upload_size: number;
+    minio: {
+      endpoint: string;
+      port: number;
+      use_ssl: boolean;
+      access_key: string;
+      secret_key: string;
+      region: string;
+      public_endpoint: string;
+      /** Milliseconds before a storage call counts as an outage. */
+      timeout_ms: number;
+    };
+  };
+  ingest: {
+    concurrency: number;
+    max_attempts: number;
+    webhook_token: string;
+    /** Queue .sqlite/.db uploads for ingestion as soon as they complete. */
+    auto_enqueue: boolean;
+    /** Milliseconds an ingest job may run before it is stopped. */
+    job_timeout_ms: number;
+  };
+  rigs: { online_after_s: number; offline_after_s: number; history_retention_days: number };
+  auth: {
+    /** Lifetime of an API session token, in days. */
+    token_ttl_days: number;
+    /** bcrypt work factor for new password hashes. */
+    bcrypt_cost: number;
+    /** Failed logins allowed per login name within the window before 429. */
+    max_failures_per_login: number;
+    /** Failed logins allowed per client address within the window before 429. */
+    max_failures_per_client: number;
+    /** Length of the failed-login window, in seconds. */
+    failure_window_s: number;
+  };
+  log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+}
+
+const port = Joi.number().integer().min(0).max(65535);
+const positiveInt = Joi.number().integer().min(1);
+
+export const configSchema = Joi.object<Config>({
+  server: Joi.object({
+    host: Joi.string().default('0.0.0.0'),
+    port: port.default(3000),
+    base_url: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:3000'),
+    trusted_proxies: Joi.array()
+      .items(Joi.string().pattern(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'IP address or CIDR'))
+      .single()
+      .default([]),
+    secure_cookies: Joi.boolean().default(false),
+    cookie_secret: Joi.string().allow('').min(32).default(''),
+    max_payload_bytes: positiveInt.default(1024 * 1024),
+  }).default(),
+  vpn: Joi.object({
+    host: Joi.string().hostname().lowercase().default('vpn.rigs.internal'),
+    cidr: Joi.string().pattern(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'IPv4 CIDR').default('10.144.0.0/16'),
+    rig_domain: Joi.string().hostname().lowercase().default('rigs.internal'),
+  }).default(),
+  data_dir: Joi.string().default('./data'),
+  storage: Joi.object({
+    driver: Joi.string().valid('embedded', 'minio').default('embedded'),
+    bucket: Joi.string()
+      .pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'S3 bucket name')
+      .default('captures'),
+    public_url: Joi.string().uri({ scheme: ['http', 'https'] }).allow('').default(''),
+    upload_url_ttl: Joi.number().integer().min(1).max(604800).default(900),
+    max_upload_size: Joi.number().integer().min(0).default(104857600),
+    minio: Joi.object({
+      endpoint: Joi.string().default('127.0.0.1'),
+      port: port.default(9000),
+      use_ssl: Joi.boolean().default(false),
+      access_key: Joi.string().allow('').default(''),
+      secret_key: Joi.string().allow('').default(''),
+      region: Joi.string().default('us-east-1'),
+      public_endpoint: Joi.string().allow('').default(''),
+      timeout_ms: positiveInt.default(5000),
+    }).default(),
+  }).default(),
+  ingest: Joi.object({
+    concurrency: positiveInt.max(64).default(2),
+    max_attempts: positiveInt.max(100).default(5),
+    webhook_token: Joi.string().allow('').default(''),
+    auto_enqueue: Joi.boolean().default(true),
+    job_timeout_ms: positiveInt.default(10 * 60 * 1000),
+  }).default(),
+  rigs: Joi.object({
+    online_after_s: positiveInt.default(300),
+    offline_after_s: positiveInt.default(3600),
+    history_retention_days: positiveInt.default(90),
+  }).default(),
+  auth: Joi.object({
+    token_ttl_days: positiveInt.default(30),
+    bcrypt_cost: Joi.number().integer().min(4).max(31).default(12),
+    max_failures_per_login: positiveInt.default(10),
+    max_failures_per_client: positiveInt.default(30),
+    failure_window_s: positiveInt.default(900),
+  }).default(),
+  log: Joi.object({
+    level: Joi.string().valid('debug', 'info', 'warn', 'error', 'silent').default('info'),
+  }).default(),
+})
+  .default()
+  .custom((value: Config, helpers) => {
+    if (value.rigs.offline_after_s <= value.rigs.online_after_s) {
+      return helpers.message({ custom: '"rigs.offline_after_s" must be greater than rigs.online_after_s' });
+    }
+    return value;
+  });

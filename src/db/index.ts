@@ -1,0 +1,42 @@
+import type { Sequelize } from 'sequelize';
+import { initModels, type Models } from './models/index.ts';
+import { migrate } from './migrate.ts';
+import { closeSequelize, createSequelize, type SequelizeOptions } from './sequelize.ts';
+import { WritePath } from './write-path.ts';
+
+export interface Database {
+  sequelize: Sequelize;
+  models: Models;
+  /** The one writer: every write transaction goes through it. */
+  writes: WritePath;
+  /** Waits for queued writes, then closes the connections. */
+  close(): Promise<void>;
+}
+
+export interface OpenOptions extends SequelizeOptions {
+  /** Apply pending migrations first. @default true */
+  migrate?: boolean;
+}
+
+/** Opens the database in dataDir, creating and migrating it when needed. */
+export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Database> {
+  const sequelize = createSequelize(dataDir, opts);
+  if (opts.migrate !== false) await migrate(sequelize, dataDir);
+  const models = initModels(sequelize);
+  const writes = new WritePath(sequelize);
+  let closed = false;
+  return {
+    sequelize,
+    models,
+    writes,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await writes.drain();
+      await closeSequelize(sequelize);
+    },
+  };
+}
+
+export type { Models } from './models/index.ts';
+export { WritePath, Batcher } from './write-path.ts';

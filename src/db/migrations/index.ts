@@ -1,0 +1,8 @@
+import { usersAndSessions } from './20261122-0001-users-and-sessions.ts';
+import type { Migration } from './types.ts';
+
+/**
+ * Every migration, oldest first. An explicit list (no directory scan) so the built program
+ * finds them wherever it is installed. Append new ones; never edit one that has shipped.
+ */
+export const migrations: Migration[] = [usersAndSessions];

@@ -1,0 +1,95 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Sequelize, Transaction } from 'sequelize';
+import type { Database as SqliteDatabase } from 'sqlite3';
+
+export const DB_FILE = 'rigd.sqlite';
+
+/** Set on every connection the driver opens (WAL itself is stored in the file). */
+export const PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = NORMAL',
+  'PRAGMA busy_timeout = 10000',
+  'PRAGMA foreign_keys = ON',
+];
+
+type SqliteConnection = SqliteDatabase & { uuid?: string; rigdPragmas?: boolean };
+interface SqliteConnectionManager {
+  connections: Record<string, SqliteConnection>;
+  getConnection(options?: { uuid?: string }): Promise<SqliteConnection>;
+  releaseConnection(connection: SqliteConnection, force?: boolean): void;
+}
+
+function exec(conn: SqliteConnection, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => conn.exec(sql, (err) => (err ? reject(err) : resolve())));
+}
+
+/**
+ * Sequelize's SQLite driver opens a fresh sqlite3 connection for every managed transaction,
+ * closes it afterwards and runs no afterConnect hooks on it, so per-connection pragmas would
+ * never reach transactions, and concurrent transactions would fight for the write lock.
+ *
+ * rigd writes through one serialised write path (write-path.ts), so it keeps exactly two
+ * connections: "default" for reads and one persistent "writer" that every transaction uses.
+ * Both get the pragmas when opened. A second transaction while one is open is a programming
+ * error (a write that bypassed the write path) and fails loudly instead of corrupting state.
+ * This relies on the v6 connection-manager contract (getConnection({uuid}) / releaseConnection);
+ * test/db/sequelize.test.ts checks it.
+ */
+function pinConnections(sequelize: Sequelize): void {
+  const cm = sequelize.connectionManager as unknown as SqliteConnectionManager;
+  const getConnection = cm.getConnection.bind(cm);
+  let writerBusy = false;
+
+  cm.getConnection = async (options = {}) => {
+    const isTransaction = options.uuid !== undefined && options.uuid !== 'default';
+    if (isTransaction) {
+      if (writerBusy) throw new Error('a write transaction is already open: writes must go through the write path');
+      writerBusy = true;
+    }
+    try {
+      const conn = await getConnection({ ...options, uuid: isTransaction ? 'writer' : 'default' });
+      if (!conn.rigdPragmas) {
+        for (const sql of PRAGMAS) await exec(conn, sql);
+        conn.rigdPragmas = true;
+      }
+      return conn;
+    } catch (err) {
+      if (isTransaction) writerBusy = false;
+      throw err;
+    }
+  };
+  cm.releaseConnection = (connection) => {
+    // Transactions release the writer when they end; keep it open for the next one.
+    if (connection.uuid !== undefined) writerBusy = false;
+  };
+}
+
+export interface SequelizeOptions {
+  /** Log every SQL statement (debug). */
+  logSql?: boolean;
+}
+
+/** Opens (creating if needed) the SQLite database in dataDir. */
+export function createSequelize(dataDir: string, opts: SequelizeOptions = {}): Sequelize {
+  mkdirSync(dataDir, { recursive: true });
+  const sequelize = new Sequelize({
+    dialect: 'sqlite',
+    storage: path.join(dataDir, DB_FILE),
+    logging: opts.logSql ? (sql: string) => process.stderr.write(`${sql}\n`) : false,
+    // IMMEDIATE takes the write lock at BEGIN, so a writer in another process (the CLI)
+    // waits on busy_timeout instead of failing when it would upgrade a read lock.
+    transactionType: Transaction.TYPES.IMMEDIATE,
+    define: { underscored: true },
+  });
+  pinConnections(sequelize);
+  return sequelize;
+}
+
+/** Closes both connections. */
+export async function closeSequelize(sequelize: Sequelize): Promise<void> {
+  const cm = sequelize.connectionManager as unknown as SqliteConnectionManager;
+  const conns = Object.values(cm.connections);
+  cm.connections = {};
+  await Promise.all(conns.map((c) => new Promise<void>((resolve) => c.close(() => resolve()))));
+}

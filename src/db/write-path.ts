@@ -1,0 +1,107 @@
+import PQueue from 'p-queue';
+import type { Sequelize, Transaction } from 'sequelize';
+
+/**
+ * The one writer. Every write transaction of this process runs here, one after another,
+ * so SQLite never sees two writers from rigd itself (other processes wait on busy_timeout).
+ */
+export class WritePath {
+  readonly #queue = new PQueue({ concurrency: 1 });
+  readonly #sequelize: Sequelize;
+
+  constructor(sequelize: Sequelize) {
+    this.#sequelize = sequelize;
+  }
+
+  /** Runs fn in one write transaction after every write queued before it; resolves after COMMIT. */
+  run<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
+    return this.#queue.add(() => this.#sequelize.transaction(fn)) as Promise<T>;
+  }
+
+  /** Writes waiting or running. */
+  get pending(): number {
+    return this.#queue.size + this.#queue.pending;
+  }
+
+  /** Resolves when no write is queued or running. */
+  drain(): Promise<void> {
+    return this.#queue.onIdle();
+  }
+
+  /** A group-commit batcher over this write path. */
+  batcher<I, O>(apply: ApplyBatch<I, O>, opts: BatcherOptions = {}): Batcher<I, O> {
+    return new Batcher(this, apply, opts);
+  }
+}
+
+/** Applies a whole batch in one transaction, returning one result per item, in order. */
+export type ApplyBatch<I, O> = (items: I[], t: Transaction) => Promise<O[]>;
+
+export interface BatcherOptions {
+  /**
+   * Most items committed in one transaction.
+   * @default 1000
+   */
+  maxBatch?: number;
+}
+
+interface Waiting<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit: items submitted while a flush is running are committed together in the next
+ * transaction, which starts as soon as the previous one ends. Each submit resolves only after
+ * the transaction that holds its item has committed. If a batch fails, its items are retried
+ * one by one so that one bad item fails alone.
+ */
+export class Batcher<I, O> {
+  #waiting: Waiting<I, O>[] = [];
+  #flushing = false;
+  readonly #maxBatch: number;
+
+  constructor(
+    private readonly writes: WritePath,
+    private readonly apply: ApplyBatch<I, O>,
+    opts: BatcherOptions,
+  ) {
+    this.#maxBatch = opts.maxBatch ?? 1000;
+  }
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.#waiting.push({ item, resolve, reject });
+      if (!this.#flushing) {
+        this.#flushing = true;
+        // Let requests that arrived in the same turn of the event loop join the first batch.
+        setImmediate(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      const batch = this.#waiting.splice(0, this.#maxBatch);
+      try {
+        const results = await this.writes.run((t) => this.apply(batch.map((w) => w.item), t));
+        batch.forEach((w, i) => w.resolve(results[i]));
+      } catch (err) {
+        if (batch.length === 1) {
+          batch[0].reject(err);
+          continue;
+        }
+        for (const w of batch) {
+          try {
+            const [result] = await this.writes.run((t) => this.apply([w.item], t));
+            w.resolve(result);
+          } catch (itemErr) {
+            w.reject(itemErr);
+          }
+        }
+      }
+    }
+    this.#flushing = false;
+  }
+}

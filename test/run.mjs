@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Runs every test/**/*.test.ts (or the files given) in its own node process with tsx,
+// streams the TAP output, and ends with one line: "N passed, N failed".
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+function find(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) return name === 'helpers' || name === 'fixtures' ? [] : find(p);
+    return name.endsWith('.test.ts') || name.endsWith('.test.tsx') ? [p] : [];
+  });
+}
+
+const files = process.argv.length > 2 ? process.argv.slice(2).map((f) => path.resolve(f)) : find(path.join(root, 'test')).sort();
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+function runFile(file) {
+  return new Promise((resolve) => {
+    const rel = path.relative(root, file);
+    process.stdout.write(`# file: ${rel}\n`);
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, FORCE_COLOR: '0' },
+    });
+    let buf = '';
+    let filePassed = 0;
+    let fileFailed = 0;
+    let planned = null;
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      buf += chunk;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (/^ok \d+/.test(line)) filePassed++;
+        else if (/^not ok \d+/.test(line)) {
+          fileFailed++;
+          failures.push(`${rel}: ${line}`);
+        } else if (/^1\.\.(\d+)$/.test(line)) planned = Number(line.slice(3));
+      }
+    });
+    child.on('close', (code, signal) => {
+      passed += filePassed;
+      failed += fileFailed;
+      if ((code !== 0 || signal) && fileFailed === 0) {
+        failed++;
+        failures.push(`${rel}: exited with ${signal ?? code} after ${filePassed} passing assertions`);
+      } else if (planned !== null && planned !== filePassed + fileFailed) {
+        failed++;
+        failures.push(`${rel}: planned ${planned} assertions, saw ${filePassed + fileFailed}`);
+      } else if (planned === null && code === 0) {
+        failed++;
+        failures.push(`${rel}: ended without a TAP plan`);
+      }
+      resolve();
+    });
+  });
+}
+
+for (const file of files) await runFile(file);
+if (failures.length) {
+  process.stdout.write('\n# failures:\n' + failures.map((f) => `#   ${f}`).join('\n') + '\n');
+}
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exitCode = failed === 0 && passed > 0 ? 0 : 1;
