@@ -1,0 +1,81 @@
+import type { Readable } from 'node:stream';
+import { InvalidInput } from '../errors.ts';
+
+/** What storage knows about one stored object. */
+export interface ObjectInfo {
+  /** Bytes. */
+  size: number;
+  /** Hex MD5 of the content, unquoted (as S3 reports a single-part upload). */
+  etag: string;
+  lastModified: Date;
+}
+
+/** Where an object URL points: always the configured bucket, and a key that passed {@link validateKey}. */
+export interface ObjectRef {
+  bucket: string;
+  key: string;
+}
+
+/**
+ * The one storage contract. Both drivers (embedded disk store, MinIO) implement it; everything above
+ * src/storage talks to this and never to a driver's internals, except the embedded store's own HTTP route.
+ */
+export interface ObjectStorage {
+  readonly driver: 'embedded' | 'minio';
+  readonly bucket: string;
+  /** Creates the bucket when it is missing. Idempotent. */
+  ensureBucket(): Promise<void>;
+  /** A URL for an HTTP PUT of `key`, signed with AWS SigV4 query parameters, valid `ttlSeconds` (1..604800). */
+  presignPut(key: string, ttlSeconds: number): Promise<string>;
+  /** A URL for an HTTP GET of `key`, signed like {@link presignPut}. */
+  presignGet(key: string, ttlSeconds: number): Promise<string>;
+  /** Size, etag and time of `key`, or null when there is no such object. */
+  stat(key: string): Promise<ObjectInfo | null>;
+  /** The content of `key` as a stream (never buffered whole). Throws NotFound when absent. */
+  read(key: string): Promise<Readable>;
+  /** Path-style public URL of `key`: `<public base>/<bucket>/<key>`, each key segment URI-encoded. */
+  objectUrl(key: string): string;
+  /**
+   * Bucket and key of one of OUR object URLs, for the configured bucket. Anything else (other hosts or
+   * ports, other buckets, dot segments, empty segments, NUL, encoded slashes or dots, user info) throws
+   * Unprocessable with code `not_storage_url`. The URL is never fetched.
+   */
+  parseObjectUrl(url: string): ObjectRef;
+  /** Resolves when storage answers; throws Unavailable (`storage_unavailable`) when it cannot be reached. */
+  ping(): Promise<void>;
+}
+
+/** Longest key MinIO and S3 accept, in bytes of UTF-8. */
+export const MAX_KEY_BYTES = 1024;
+
+/** Why `key` breaks MinIO's key rules, or null when it is a valid key. */
+export function keyProblem(key: unknown): string | null {
+  if (typeof key !== 'string') return 'key must be a string';
+  if (key.length === 0) return 'key must not be empty';
+  if (key.includes('\0')) return 'key must not contain a NUL character';
+  // A lone UTF-16 surrogate has no UTF-8 form (and cannot be URI-encoded).
+  if (/\p{Cs}/u.test(key)) return 'key must be valid Unicode text';
+  if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) return `key must be at most ${MAX_KEY_BYTES} bytes of UTF-8`;
+  if (key.startsWith('/')) return 'key must not start with "/"';
+  if (key.endsWith('/')) return 'key must not end with "/"';
+  if (key.includes('//')) return 'key must not contain "//" (an empty segment)';
+  for (const segment of key.split('/')) {
+    if (segment === '.' || segment === '..') return 'key must not contain "." or ".." segments';
+  }
+  return null;
+}
+
+/** Throws InvalidInput (field `key`) saying which of MinIO's key rules `key` breaks. */
+export function validateKey(key: string): void {
+  const problem = keyProblem(key);
+  if (problem !== null) throw new InvalidInput(problem, [{ field: 'key', message: problem }]);
+}
+
+/** Throws InvalidInput unless `ttlSeconds` is a whole number of seconds within SigV4's 1 s .. 7 days. */
+export function validateTtl(ttlSeconds: number): void {
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > 604800) {
+    throw new InvalidInput('URL lifetime must be a whole number of seconds from 1 to 604800', [
+      { field: 'ttl', message: 'must be 1..604800' },
+    ]);
+  }
+}
