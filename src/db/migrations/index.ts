@@ -1,8 +1,9 @@
 import { usersAndSessions } from './20261122-0001-users-and-sessions.ts';
+import { jobs } from './20261122-0003-jobs.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, oldest first. An explicit list (no directory scan) so the built program
  * finds them wherever it is installed. Append new ones; never edit one that has shipped.
  */
-export const migrations: Migration[] = [usersAndSessions];
+export const migrations: Migration[] = [usersAndSessions, jobs];

@@ -1,0 +1,51 @@
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+export const JOB_STATES = ['queued', 'running', 'done', 'failed'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+/** A durable background job (src/ingest): queued -> running -> done | failed, retried while queued. */
+export class Job extends Model<InferAttributes<Job>, InferCreationAttributes<Job>> {
+  declare id: CreationOptional<number>;
+  /** Which handler runs it, e.g. "capture". */
+  declare kind: string;
+  /** JSON text. */
+  declare payload: string;
+  declare state: CreationOptional<JobState>;
+  /** Claims so far (a claim counts even if its process died). */
+  declare attempts: CreationOptional<number>;
+  declare max_attempts: number;
+  /** Not claimed before this time (backoff). */
+  declare run_after: Date;
+  /** "<host>/<pid>/<random>" of the runner holding the lease while running. */
+  declare lease_owner: CreationOptional<string | null>;
+  declare lease_expires_at: CreationOptional<Date | null>;
+  declare last_error: CreationOptional<string | null>;
+  /** JSON text reported by the handler, e.g. {"step":"download","bytes":1024}. */
+  declare progress: CreationOptional<string | null>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+  declare finished_at: CreationOptional<Date | null>;
+
+  static initModel(sequelize: Sequelize): typeof Job {
+    Job.init(
+      {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        kind: { type: DataTypes.STRING(64), allowNull: false },
+        payload: { type: DataTypes.TEXT, allowNull: false },
+        state: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'queued' },
+        attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+        max_attempts: { type: DataTypes.INTEGER, allowNull: false },
+        run_after: { type: DataTypes.DATE, allowNull: false },
+        lease_owner: { type: DataTypes.STRING(128), allowNull: true },
+        lease_expires_at: { type: DataTypes.DATE, allowNull: true },
+        last_error: { type: DataTypes.TEXT, allowNull: true },
+        progress: { type: DataTypes.TEXT, allowNull: true },
+        created_at: DataTypes.DATE,
+        updated_at: DataTypes.DATE,
+        finished_at: { type: DataTypes.DATE, allowNull: true },
+      },
+      { sequelize, tableName: 'jobs', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    );
+    return Job;
+  }
+}
