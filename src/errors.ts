@@ -1,5 +1,5 @@
 /**
- * Domain errors. Services throw these; the HTTP edge (src/server/ext/errors.ts) and the CLI
+ * Domain errors. Services, storage and ingest throw these; the HTTP edge (src/server/ext/errors.ts) and the CLI
  * (src/cli/fail.ts) map them to a status or an exit line in one place each.
  */
 export type ErrorKind =
@@ -87,4 +87,9 @@ export class Unavailable extends DomainError {
   constructor(message: string, code = 'storage_unavailable') {
     super('unavailable', code, message);
   }
+}
+
+/** The configuration is unreadable or invalid; the message names the key and what is expected. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
 }

@@ -2,13 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Joi from 'joi';
 import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../errors.ts';
 import { configSchema, type Config } from './schema.ts';
 
 export const SYSTEM_CONFIG_FILE = '/etc/rigd/config.yaml';
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 export interface LoadedConfig {
   config: Readonly<Config>;

@@ -5,7 +5,7 @@ export const usersAndSessions: Migration = {
   name: '20261122-0001-users-and-sessions',
   async up({ context: qi }) {
     await qi.createTable('users', {
-      id: { type: DataTypes.STRING(36), primaryKey: true },
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
       username: { type: DataTypes.STRING(64), allowNull: false },
       username_key: { type: DataTypes.STRING(64), allowNull: false, unique: true },
       email: { type: DataTypes.STRING(254), allowNull: false },
@@ -20,7 +20,7 @@ export const usersAndSessions: Migration = {
       id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
       token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
       user_id: {
-        type: DataTypes.STRING(36),
+        type: DataTypes.INTEGER,
         allowNull: false,
         references: { model: 'users', key: 'id' },
         onDelete: 'CASCADE',

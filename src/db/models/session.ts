@@ -4,7 +4,7 @@ import { DataTypes, Model, type CreationOptional, type InferAttributes, type Inf
 export class Session extends Model<InferAttributes<Session>, InferCreationAttributes<Session>> {
   declare id: CreationOptional<number>;
   declare token_hash: string;
-  declare user_id: string;
+  declare user_id: number;
   declare expires_at: Date;
   declare last_used_at: Date;
   declare created_at: CreationOptional<Date>;
@@ -14,7 +14,7 @@ export class Session extends Model<InferAttributes<Session>, InferCreationAttrib
       {
         id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
         token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
-        user_id: { type: DataTypes.STRING(36), allowNull: false },
+        user_id: { type: DataTypes.INTEGER, allowNull: false },
         expires_at: { type: DataTypes.DATE, allowNull: false },
         last_used_at: { type: DataTypes.DATE, allowNull: false },
         created_at: DataTypes.DATE,

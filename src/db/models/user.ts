@@ -1,7 +1,8 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
 export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {
-  declare id: string;
+  /** Integer key; the API shows it as a decimal string (the seed's clients send it back as a number). */
+  declare id: CreationOptional<number>;
   declare username: string;
   /** Lower-cased username: uniqueness is case-insensitive on every database. */
   declare username_key: string;
@@ -17,7 +18,7 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   static initModel(sequelize: Sequelize): typeof User {
     User.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
         username: { type: DataTypes.STRING(64), allowNull: false },
         username_key: { type: DataTypes.STRING(64), allowNull: false, unique: true },
         email: { type: DataTypes.STRING(254), allowNull: false },

@@ -1,0 +1,17 @@
+import type { Command } from 'commander';
+import { configFor, printJson } from '../context.ts';
+
+export async function migrateCommand(opts: { json?: boolean }, cmd: Command): Promise<void> {
+  const config = configFor(cmd);
+  const { createSequelize, closeSequelize } = await import('../../db/sequelize.ts');
+  const { migrate, migrationStatus } = await import('../../db/migrate.ts');
+  const sequelize = createSequelize(config.data_dir);
+  try {
+    const applied = await migrate(sequelize, config.data_dir);
+    const status = await migrationStatus(sequelize);
+    if (opts.json) return printJson({ applied, executed: status.executed, pending: status.pending });
+    process.stdout.write(applied.length ? applied.map((n) => `applied ${n}\n`).join('') : 'database is up to date\n');
+  } finally {
+    await closeSequelize(sequelize);
+  }
+}

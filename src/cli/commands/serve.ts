@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { createLogger } from '../../log.ts';
+import { openApp } from '../../services/app.ts';
+import { createServer } from '../../server/server.ts';
+import { configFor } from '../context.ts';
+import { UsageError } from '../fail.ts';
+
+interface ServeOptions {
+  port?: string;
+  host?: string;
+}
+
+/** How long SIGTERM waits for in-flight requests before closing them. */
+const STOP_TIMEOUT_MS = 10_000;
+
+function displayUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
+  const overrides: Record<string, Record<string, unknown>> = { server: {} };
+  if (opts.port !== undefined) {
+    if (!/^\d{1,5}$/.test(opts.port) || Number(opts.port) > 65535) throw new UsageError(`--port must be 0-65535, got "${opts.port}"`);
+    overrides.server.port = Number(opts.port);
+  }
+  if (opts.host !== undefined) overrides.server.host = opts.host;
+  const config = configFor(cmd, overrides);
+  const log = createLogger(config.log.level);
+  const app = await openApp(config);
+  const server = await createServer(app, { log });
+  await server.start();
+  process.stdout.write(`rigd listening on ${displayUrl(config.server.host, Number(server.info.port))}\n`);
+  if ((await app.users.list()).length === 0) {
+    process.stdout.write('no users yet: add one with  rigd user add NAME --email EMAIL\n');
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    try {
+      await server.stop({ timeout: STOP_TIMEOUT_MS });
+      await app.close();
+      process.exit(0);
+    } catch (err) {
+      log.error('unclean stop', { error: String(err) });
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

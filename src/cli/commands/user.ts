@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import type { PublicUser } from '../../services/users.ts';
+import { printJson, withApp } from '../context.ts';
+import { obtainPassword } from '../password-input.ts';
+
+interface AddOptions {
+  email: string;
+  passwordStdin?: boolean;
+  admin?: boolean;
+  json?: boolean;
+}
+
+function row(u: PublicUser) {
+  return { id: u.id, username: u.username, email: u.email, admin: u.admin, created_at: u.created_at.toISOString() };
+}
+
+export async function userAdd(name: string, opts: AddOptions, cmd: Command): Promise<void> {
+  const password = await obtainPassword(Boolean(opts.passwordStdin), true);
+  const user = await withApp(cmd, (app) => app.users.create({ username: name, email: opts.email, password, admin: opts.admin }));
+  if (opts.json) printJson(row(user));
+  else process.stdout.write(`added user ${user.username} (id ${user.id}${user.admin ? ', admin' : ''})\n`);
+}
+
+export async function userList(opts: { json?: boolean }, cmd: Command): Promise<void> {
+  const users = await withApp(cmd, (app) => app.users.list());
+  if (opts.json) return printJson(users.map(row));
+  if (users.length === 0) {
+    process.stdout.write('no users: add one with  rigd user add NAME --email EMAIL\n');
+    return;
+  }
+  const lines = [['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'CREATED'], ...users.map((u) => [u.id, u.username, u.email, u.admin ? 'yes' : '', u.created_at.toISOString().slice(0, 19).replace('T', ' ')])];
+  const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => l[i].length)));
+  for (const l of lines) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()}\n`);
+}
+
+export async function userPasswd(name: string, opts: { passwordStdin?: boolean }, cmd: Command): Promise<void> {
+  const password = await obtainPassword(Boolean(opts.passwordStdin), true);
+  await withApp(cmd, (app) => app.users.setPassword(name, password));
+  process.stdout.write(`password changed for ${name}; their sessions were ended\n`);
+}
+
+export async function userRemove(name: string, _opts: unknown, cmd: Command): Promise<void> {
+  await withApp(cmd, (app) => app.users.remove(name));
+  process.stdout.write(`removed user ${name}\n`);
+}

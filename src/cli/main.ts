@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { Command, type CommandOptions } from 'commander';
+import { EXIT, reportFailure } from './fail.ts';
+
+/** Commands load their modules when run, so `rigd --version` stays fast. */
+type Action = (...args: never[]) => Promise<void>;
+function lazy<M>(load: () => Promise<M>, pick: (m: M) => Action) {
+  return async (...args: unknown[]) => {
+    const fn = pick(await load()) as (...a: unknown[]) => Promise<void>;
+    await fn(...args);
+  };
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('rigd')
+    .description('rig fleet appliance: rig reports, uploads, capture ingestion, and the operator tools')
+    .version(version(), '-V, --version')
+    .option('-c, --config <file>', 'config file (default: $RIGD_CONFIG, else /etc/rigd/config.yaml, else built-in defaults)')
+    .showHelpAfterError('(run rigd --help for usage)')
+    .exitOverride();
+
+  const sub = (name: string, opts?: CommandOptions) => program.command(name, opts).exitOverride();
+
+  sub('serve')
+    .description('run the HTTP server, upload monitor and ingester (what systemd runs)')
+    .option('-p, --port <n>', 'port to listen on (overrides server.port)')
+    .option('-H, --host <addr>', 'address to listen on (overrides server.host)')
+    .action(lazy(() => import('./commands/serve.ts'), (m) => m.serve));
+
+  const user = sub('user').description('manage users who log in to the API');
+  user
+    .command('add <name>')
+    .description('add a user')
+    .requiredOption('-e, --email <email>', 'email address')
+    .option('--password-stdin', 'read the password from standard input')
+    .option('--admin', 'may change any user')
+    .option('--json', 'print the new user as JSON')
+    .exitOverride()
+    .action(lazy(() => import('./commands/user.ts'), (m) => m.userAdd));
+  user
+    .command('list')
+    .description('list users')
+    .option('--json', 'JSON only')
+    .exitOverride()
+    .action(lazy(() => import('./commands/user.ts'), (m) => m.userList));
+  user
+    .command('passwd <name>')
+    .description("set a user's password (ends their sessions)")
+    .option('--password-stdin', 'read the password from standard input')
+    .exitOverride()
+    .action(lazy(() => import('./commands/user.ts'), (m) => m.userPasswd));
+  user
+    .command('remove <name>')
+    .description('remove a user and end their sessions')
+    .exitOverride()
+    .action(lazy(() => import('./commands/user.ts'), (m) => m.userRemove));
+
+  sub('migrate')
+    .description('create or upgrade the database (serve does this on start)')
+    .option('--json', 'JSON only')
+    .action(lazy(() => import('./commands/migrate.ts'), (m) => m.migrateCommand));
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return EXIT.ok;
+  } catch (err) {
+    return reportFailure(err);
+  }
+}

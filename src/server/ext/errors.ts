@@ -1,0 +1,101 @@
+import Boom from '@hapi/boom';
+import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
+import { DomainError, type ErrorDetail, type ErrorKind, Throttled } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unprocessable: 422,
+  throttled: 429,
+  unavailable: 503,
+};
+
+const BOOM_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'too_many_requests',
+  503: 'unavailable',
+};
+
+export interface HttpError {
+  status: number;
+  code: string;
+  message: string;
+  details: ErrorDetail[];
+  headers: Record<string, string>;
+}
+
+/** The one mapping from anything thrown to what the client sees. Never leaks a stack. */
+export function toHttpError(err: Boom.Boom, requestId: string): HttpError {
+  if (err instanceof DomainError) {
+    const headers: Record<string, string> = {};
+    if (err instanceof Throttled) headers['retry-after'] = String(err.retryAfterS);
+    return { status: STATUS[err.kind], code: err.code, message: err.message, details: err.details, headers };
+  }
+  const status = err.output.statusCode;
+  if (status >= 500 && status !== 503) {
+    return { status, code: 'internal_error', message: `internal error (request ${requestId})`, details: [], headers: {} };
+  }
+  let code = BOOM_CODES[status] ?? `http_${status}`;
+  let message = String(err.output.payload.message ?? err.output.payload.error);
+  if (status === 400 && /payload JSON format/i.test(message)) {
+    code = 'invalid_json';
+    message = 'the request body is not valid JSON';
+  } else if (status === 413) {
+    message = 'the request body is too large';
+  } else if (status === 404 && message === 'Not Found') {
+    message = 'no such resource';
+  }
+  const headers: Record<string, string> = {};
+  const allow = err.output.headers['Allow'] ?? err.output.headers['allow'];
+  if (allow) headers.allow = String(allow);
+  return { status, code, message, details: [], headers };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function render(request: Request, h: ResponseToolkit, e: HttpError) {
+  const format = request.route.settings.app?.errorFormat ?? 'json';
+  if (format === 'text') {
+    return h.response(`${e.message}\n`).type('text/plain; charset=utf-8').code(e.status);
+  }
+  if (format === 'html') {
+    const body = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${e.status}</title></head><body><h1>${e.status}</h1><p>${escapeHtml(e.message)}</p></body></html>`;
+    return h.response(body).type('text/html; charset=utf-8').code(e.status);
+  }
+  return h.response({ success: false, error: { code: e.code, message: e.message, details: e.details } }).code(e.status);
+}
+
+/** Turns every error response into the route's error format (JSON by default). */
+export function registerErrors(server: Server, log: Logger): void {
+  server.ext('onPreResponse', (request, h) => {
+    const response = request.response;
+    if (!Boom.isBoom(response)) return h.continue;
+    const e = toHttpError(response, request.app.requestId);
+    if (e.status >= 500 && !(response instanceof DomainError)) {
+      log.error('request failed', {
+        request_id: request.app.requestId,
+        method: request.method,
+        path: request.path,
+        error: response.message,
+        stack: response.stack,
+      });
+    }
+    const out = render(request, h, e);
+    for (const [name, value] of Object.entries(e.headers)) out.header(name, value);
+    return out;
+  });
+}

@@ -1,0 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@hapi/hapi';
+
+/** An incoming X-Request-Id is kept when it survives sanitising; else a new UUID. */
+export function requestIdFrom(header: unknown): string {
+  if (typeof header === 'string') {
+    const clean = header.replace(/[^A-Za-z0-9_@-]/g, '').slice(0, 255);
+    if (clean) return clean;
+  }
+  return randomUUID();
+}
+
+/** Stamps every request with its id and start time, first thing. */
+export function registerRequestContext(server: Server): void {
+  server.ext('onRequest', (request, h) => {
+    request.app.startedAt = process.hrtime.bigint();
+    request.app.requestId = requestIdFrom(request.headers['x-request-id']);
+    return h.continue;
+  });
+}

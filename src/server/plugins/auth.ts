@@ -1,0 +1,73 @@
+import Cookie from '@hapi/cookie';
+import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
+import { Unauthenticated } from '../../errors.ts';
+import type { App } from '../../services/app.ts';
+import type { Authenticated } from '../../services/sessions.ts';
+
+export const TOKEN_COOKIE = 'token';
+export const SESSION_COOKIE = '_service_pm_session';
+
+/**
+ * The presented token: `Authorization: <token>` (the seed), `Authorization: Bearer <token>`,
+ * else the `token` cookie. Null when none is presented.
+ */
+export function presentedToken(request: Request): string | null {
+  const header = request.headers.authorization;
+  if (typeof header === 'string' && header.trim() !== '') {
+    const value = header.trim();
+    const bearer = /^Bearer\s+(\S+)$/i.exec(value);
+    if (bearer) return bearer[1];
+    if (/\s/.test(value)) throw new Unauthenticated('invalid_token', 'the Authorization header must hold the token, or "Bearer <token>"');
+    return value;
+  }
+  const cookie = (request.state as Record<string, unknown> | null)?.[TOKEN_COOKIE];
+  return typeof cookie === 'string' && cookie !== '' ? cookie : null;
+}
+
+/**
+ * Strategies: 'token' (API tokens from the header or cookie) and the sealed
+ * `_service_pm_session` cookie the seed's endpoints set.
+ */
+export async function registerAuth(server: Server, app: App, cookieSecret: string): Promise<void> {
+  const secure = app.config.server.secure_cookies;
+  server.state(TOKEN_COOKIE, {
+    path: '/api',
+    isHttpOnly: true,
+    isSameSite: 'Lax',
+    isSecure: secure,
+    encoding: 'none',
+    strictHeader: true,
+    ignoreErrors: true,
+    clearInvalid: false,
+  });
+
+  await server.register(Cookie);
+  server.auth.strategy('session-cookie', 'cookie', {
+    cookie: {
+      name: SESSION_COOKIE,
+      password: cookieSecret,
+      path: '/',
+      isSecure: secure,
+      isHttpOnly: true,
+      isSameSite: 'Lax',
+      clearInvalid: true,
+    },
+  });
+
+  server.auth.scheme('rigd-token', () => ({
+    authenticate: async (request, h) => {
+      const token = presentedToken(request);
+      if (!token) throw new Unauthenticated('missing_token', 'an access token is required (Authorization header or token cookie)');
+      const auth = await app.sessions.authenticate(token);
+      return h.authenticated({ credentials: auth as never });
+    },
+  }));
+  server.auth.strategy('token', 'rigd-token');
+}
+
+/** Sets the seed's two cookies for an authenticated session. */
+export function setSessionCookies(request: Request, h: ResponseToolkit, auth: Authenticated): void {
+  const ttl = Math.max(0, auth.session.expires_at.getTime() - Date.now());
+  h.state(TOKEN_COOKIE, auth.token, { ttl });
+  request.cookieAuth.set({ sid: auth.session.id, uid: auth.user.id });
+}

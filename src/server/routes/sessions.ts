@@ -1,0 +1,60 @@
+import type { ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
+import type { App } from '../../services/app.ts';
+import { TOKEN_COOKIE } from '../plugins/auth.ts';
+import { authOf } from '../types.ts';
+
+const loginPayload = Joi.object({
+  login: Joi.string().min(1).max(254),
+  email: Joi.string().min(1).max(254),
+  username: Joi.string().min(1).max(254),
+  password: Joi.string().min(1).max(1024).required(),
+})
+  .or('login', 'email', 'username')
+  .unknown(true);
+
+interface LoginPayload {
+  login?: string;
+  email?: string;
+  username?: string;
+  password: string;
+}
+
+export function sessionRoutes(app: App): ServerRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/sessions',
+      options: {
+        auth: false,
+        validate: { payload: loginPayload },
+        handler: async (request) => {
+          const body = request.payload as LoginPayload;
+          const login = (body.login ?? body.email ?? body.username) as string;
+          const { token, user } = await app.sessions.login(login, body.password, request.info.remoteAddress);
+          return {
+            token,
+            data: {
+              success: true,
+              token,
+              user: { id: user.id, email: user.email, username: user.username, rig_ui_settings: user.rig_ui_settings },
+            },
+          };
+        },
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/sessions',
+      options: {
+        auth: 'token',
+        handler: async (request, h) => {
+          await app.sessions.revoke(authOf(request).token);
+          h.unstate(TOKEN_COOKIE);
+          request.cookieAuth.clear();
+          return { data: { success: true } };
+        },
+      },
+    },
+  ];
+}

@@ -1,0 +1,42 @@
+import type { ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
+import type { App } from '../../services/app.ts';
+import { setSessionCookies } from '../plugins/auth.ts';
+import { authOf } from '../types.ts';
+
+const updatePayload = Joi.object({
+  user: Joi.object({
+    id: Joi.alternatives(Joi.string().max(32), Joi.number()).allow(null),
+    rig_ui_settings: Joi.any().required(),
+  })
+    .unknown(true)
+    .required(),
+}).unknown(true);
+
+interface UpdatePayload {
+  user: { id?: string | number | null; rig_ui_settings: unknown };
+}
+
+export function userRoutes(app: App): ServerRoute[] {
+  return [
+    {
+      method: 'PUT',
+      path: '/api/v1/users/{id}',
+      options: {
+        auth: 'token',
+        app: { vary: 'Accept, Origin' },
+        validate: { payload: updatePayload, params: Joi.object({ id: Joi.string().max(32).required() }) },
+        handler: async (request, h) => {
+          const auth = authOf(request);
+          const { user: body } = request.payload as UpdatePayload;
+          const user = await app.users.updateSettings(auth.user, String(request.params.id), body.id, body.rig_ui_settings);
+          setSessionCookies(request, h, auth);
+          return {
+            token: auth.token,
+            data: { success: true, user: { email: user.email, username: user.username, rigUISettings: user.rig_ui_settings } },
+          };
+        },
+      },
+    },
+  ];
+}

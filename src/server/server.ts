@@ -1,0 +1,45 @@
+import Hapi from '@hapi/hapi';
+import type { Logger } from '../log.ts';
+import type { App } from '../services/app.ts';
+import { loadOrCreateSecret } from '../services/secrets.ts';
+import { registerErrors } from './ext/errors.ts';
+import { registerHeaders } from './ext/headers.ts';
+import { registerRequestContext } from './ext/request-context.ts';
+import { registerAuth } from './plugins/auth.ts';
+import { allRoutes } from './routes/index.ts';
+import './types.ts';
+import { failAction } from './validation.ts';
+
+export interface ServerOptions {
+  port?: number;
+  host?: string;
+  log: Logger;
+}
+
+/** Builds the hapi server over the app's services: initialised, not started. */
+export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.Server> {
+  const { config } = app;
+  const server = Hapi.server({
+    port: opts.port ?? config.server.port,
+    host: opts.host ?? config.server.host,
+    debug: false,
+    // Bodies are small JSON; Content-Length must be the body length, as the seed shows.
+    compression: false,
+    router: { stripTrailingSlash: true },
+    state: { strictHeader: false, ignoreErrors: true },
+    routes: {
+      validate: { failAction },
+      payload: { maxBytes: config.server.max_payload_bytes },
+      timeout: { server: false, socket: 120_000 },
+    },
+  });
+
+  registerRequestContext(server);
+  registerErrors(server, opts.log);
+  registerHeaders(server);
+  const cookieSecret = config.server.cookie_secret || loadOrCreateSecret(config.data_dir, 'cookie-secret');
+  await registerAuth(server, app, cookieSecret);
+  server.route(allRoutes(app));
+  await server.initialize();
+  return server;
+}

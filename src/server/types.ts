@@ -1,0 +1,20 @@
+import type { Request } from '@hapi/hapi';
+import type { Authenticated } from '../services/sessions.ts';
+
+declare module '@hapi/hapi' {
+  interface RouteOptionsApp {
+    /** Value of the Vary header on this route's JSON answers. @default 'Origin' */
+    vary?: string;
+    /** How errors of this route are written. @default 'json' */
+    errorFormat?: 'json' | 'text' | 'html';
+  }
+  interface RequestApplicationState {
+    requestId: string;
+    startedAt: bigint;
+  }
+}
+
+/** The authenticated user, session and token of a request behind the token strategy. */
+export function authOf(request: Request): Authenticated {
+  return request.auth.credentials as unknown as Authenticated;
+}

@@ -1,0 +1,45 @@
+import bcrypt from 'bcrypt';
+import { InvalidInput } from '../errors.ts';
+
+/** bcrypt reads at most 72 bytes; a longer password would be silently cut, so it is refused. */
+export const MAX_PASSWORD_BYTES = 72;
+export const MIN_PASSWORD_CHARS = 8;
+
+export function checkPasswordRules(password: string): void {
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw new InvalidInput(`password is longer than ${MAX_PASSWORD_BYTES} bytes (bcrypt would ignore the rest)`, [
+      { field: 'password', message: `at most ${MAX_PASSWORD_BYTES} bytes` },
+    ], 'password_too_long');
+  }
+  if ([...password].length < MIN_PASSWORD_CHARS) {
+    throw new InvalidInput(`password must be at least ${MIN_PASSWORD_CHARS} characters`, [
+      { field: 'password', message: `at least ${MIN_PASSWORD_CHARS} characters` },
+    ], 'password_too_short');
+  }
+}
+
+export class Passwords {
+  readonly #cost: number;
+  #dummy: Promise<string> | null = null;
+
+  constructor(cost: number) {
+    this.#cost = cost;
+  }
+
+  hash(password: string): Promise<string> {
+    checkPasswordRules(password);
+    return bcrypt.hash(password, this.#cost);
+  }
+
+  /** Compares in bcrypt's constant time; a password over 72 bytes never matches. */
+  verify(password: string, hash: string): Promise<boolean> {
+    if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return this.burn().then(() => false);
+    return bcrypt.compare(password, hash);
+  }
+
+  /** Spends the time of one verification, so an unknown user looks like a wrong password. */
+  async burn(): Promise<void> {
+    this.#dummy ??= bcrypt.hash('rigd-timing-equaliser', this.#cost);
+    await bcrypt.compare('not-the-password', await this.#dummy);
+  }
+}
