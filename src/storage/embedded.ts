@@ -1,0 +1,441 @@
+/**
+ * The embedded object store: objects on local disk under `<data_dir>/objects/`, served by rigd itself
+ * (path-style, SigV4-presigned PUT and GET, like MinIO) so that a fresh install needs no other server.
+ *
+ * Layout, per bucket: `objects/<bucket>/<h[0..2]>/<h>.json` is the sidecar (key, size, etag, mtime and the
+ * name of the data file), `<h>.<random>.data` the content, where h = SHA-256 of (bucket, key). Hashing makes
+ * every valid S3 key storable (both "a" and "a/b", segments longer than NAME_MAX, any characters).
+ * The sidecar is the commit record: a PUT streams into `objects/.tmp/`, fsyncs, renames the data file in,
+ * then atomically renames a new sidecar over the old one, fsyncs the directory and only then unlinks the
+ * old data file. Readers go through the sidecar, so they see the old object or the new one, never a mix.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { access, constants, mkdir, open, readdir, readFile, rename, rm, stat as fsStat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Config } from '../config/schema.ts';
+import { DomainError, InvalidInput, NotFound, Unavailable } from '../errors.ts';
+import { keyProblem, validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage } from './contract.ts';
+import { S3Error } from './s3-error.ts';
+import { presignUrl, verifyPresigned, type QueryInput, type SigV4Credentials } from './sigv4.ts';
+import { buildObjectUrl, parseBase, parseObjectUrlAgainst, resourcePath, type PublicBase } from './urls.ts';
+
+export { S3Error, renderS3ErrorXml, type S3ErrorCode } from './s3-error.ts';
+
+/** Region the embedded store signs for (any fixed value works; this is MinIO's default). */
+export const EMBEDDED_REGION = 'us-east-1';
+export const CREDENTIALS_FILE = 'storage-credentials.json';
+/** Temp files of PUTs older than this are leftovers of a crash and are removed by ensureBucket. */
+const STALE_TEMP_MS = 24 * 3600 * 1000;
+
+export interface EmbeddedOptions {
+  /** Clock for signing and verifying URLs (tests inject a fixed one). */
+  now?: () => Date;
+}
+
+export interface SignedRequest {
+  method: 'PUT' | 'GET' | 'HEAD';
+  bucket: string;
+  /** The object key, decoded from the request path. */
+  key: string;
+  /** The request's decoded query parameters. */
+  query: QueryInput;
+  /** The request's Host header as received. */
+  host: string | undefined;
+  /** Other headers, by lower-case name, in case a client signed more than host. */
+  headers?: Record<string, string | undefined>;
+}
+
+export interface PutOptions {
+  /** The exact number of bytes the upload must have (the reserved size). */
+  expectedSize: number;
+  /** Called as bytes are written, with the total so far. */
+  onProgress?: (bytesSoFar: number) => void;
+}
+
+interface Sidecar {
+  v: 1;
+  bucket: string;
+  key: string;
+  size: number;
+  etag: string;
+  mtime: number;
+  /** File name of the content, in the same directory. */
+  data: string;
+}
+
+const NOT_THERE = new Set(['ENOENT', 'ENOTDIR']);
+const errno = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
+
+export function defaultPublicUrl(config: Config): string {
+  return config.storage.public_url || `http://${config.vpn.host}:${config.server.port}`;
+}
+
+export class EmbeddedStorage implements ObjectStorage {
+  readonly driver = 'embedded' as const;
+  readonly bucket: string;
+  readonly region = EMBEDDED_REGION;
+  /** Public base URL rigs reach, e.g. http://vpn.rigs.internal:3000. */
+  readonly publicUrl: string;
+  /** `<data_dir>/objects` */
+  readonly root: string;
+  private readonly dataDir: string;
+  private readonly base: PublicBase;
+  private readonly now: () => Date;
+  private creds: SigV4Credentials | undefined;
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(config: Config, opts: EmbeddedOptions = {}) {
+    this.bucket = config.storage.bucket;
+    this.dataDir = path.resolve(config.data_dir);
+    this.root = path.join(this.dataDir, 'objects');
+    this.publicUrl = defaultPublicUrl(config).replace(/\/+$/, '');
+    this.base = parseBase(this.publicUrl);
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  /**
+   * The access key id and secret this store signs with: generated into `<data_dir>/storage-credentials.json`
+   * (mode 0600) on first use, and reused after that, by this and every other process on the same data_dir.
+   */
+  get credentials(): SigV4Credentials {
+    this.creds ??= loadOrCreateCredentials(this.dataDir);
+    return this.creds;
+  }
+
+  private get tmpDir(): string {
+    return path.join(this.root, '.tmp');
+  }
+
+  private locate(key: string): { dir: string; hash: string; sidecar: string } {
+    const hash = createHash('sha256').update(this.bucket).update('\0').update(key).digest('hex');
+    const dir = path.join(this.root, this.bucket, hash.slice(0, 2));
+    return { dir, hash, sidecar: path.join(dir, `${hash}.json`) };
+  }
+
+  async ensureBucket(): Promise<void> {
+    try {
+      await mkdir(path.join(this.root, this.bucket), { recursive: true });
+      await mkdir(this.tmpDir, { recursive: true });
+    } catch (err) {
+      throw new Unavailable(`embedded storage: cannot create ${this.root}: ${(err as Error).message}`);
+    }
+    await this.sweepTemp();
+  }
+
+  /** Removes temp files that a crashed process left behind (never ones a running PUT may still write). */
+  private async sweepTemp(): Promise<void> {
+    const names = await readdir(this.tmpDir).catch(() => [] as string[]);
+    const cutoff = Date.now() - STALE_TEMP_MS;
+    for (const name of names) {
+      const p = path.join(this.tmpDir, name);
+      const st = await fsStat(p).catch(() => null);
+      if (st && st.mtimeMs < cutoff) await rm(p, { force: true }).catch(() => undefined);
+    }
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await mkdir(this.root, { recursive: true });
+      await access(this.root, constants.R_OK | constants.W_OK | constants.X_OK);
+      void this.credentials;
+    } catch (err) {
+      throw new Unavailable(`embedded storage at ${this.root} is not usable: ${(err as Error).message}`);
+    }
+  }
+
+  objectUrl(key: string): string {
+    validateKey(key);
+    return buildObjectUrl(this.base, this.bucket, key);
+  }
+
+  /** The URL path of `key` (what its signature covers), e.g. for the Resource of an S3 error body. */
+  resourcePath(key: string): string {
+    return resourcePath(this.base, this.bucket, key);
+  }
+
+  parseObjectUrl(url: string): ObjectRef {
+    return parseObjectUrlAgainst(url, [this.base], this.bucket);
+  }
+
+  async presignPut(key: string, ttlSeconds: number): Promise<string> {
+    return this.presign('PUT', key, ttlSeconds);
+  }
+
+  async presignGet(key: string, ttlSeconds: number): Promise<string> {
+    return this.presign('GET', key, ttlSeconds);
+  }
+
+  private presign(method: 'PUT' | 'GET', key: string, ttlSeconds: number): string {
+    validateKey(key);
+    validateTtl(ttlSeconds);
+    return presignUrl({
+      method,
+      protocol: this.base.protocol,
+      host: this.base.host,
+      path: this.resourcePath(key),
+      credentials: this.credentials,
+      date: this.now(),
+      expires: ttlSeconds,
+    });
+  }
+
+  /**
+   * Checks a presigned PUT or GET to this store. Throws S3Error (its `s3Code` and `status` are what to
+   * answer, with {@link renderS3ErrorXml}): AccessDenied when expired, SignatureDoesNotMatch when anything
+   * signed differs (key, method, host, query), AuthorizationQueryParametersError when parameters are
+   * missing or malformed, NoSuchBucket for another bucket.
+   */
+  verifySignedRequest(req: SignedRequest): void {
+    if (req.bucket !== this.bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist');
+    const problem = keyProblem(req.key);
+    if (problem !== null) throw new S3Error('InvalidObjectName', problem);
+    verifyPresigned({
+      method: req.method,
+      host: req.host,
+      path: this.resourcePath(req.key),
+      query: req.query,
+      credentials: this.credentials,
+      now: this.now(),
+      headers: req.headers,
+    });
+  }
+
+  private async readSidecar(key: string): Promise<{ meta: Sidecar; dir: string } | null> {
+    const { dir, sidecar } = this.locate(key);
+    let text: string;
+    try {
+      text = await readFile(sidecar, 'utf8');
+    } catch (err) {
+      if (NOT_THERE.has(errno(err) ?? '')) return null;
+      throw new Unavailable(`embedded storage: cannot read ${sidecar}: ${(err as Error).message}`);
+    }
+    let meta: Sidecar;
+    try {
+      meta = JSON.parse(text) as Sidecar;
+    } catch {
+      throw new Unavailable(`embedded storage: ${sidecar} is corrupt`);
+    }
+    // A different (bucket, key) with the same SHA-256 is not going to happen; refuse to mix them up anyway.
+    if (meta.key !== key || meta.bucket !== this.bucket) return null;
+    return { meta, dir };
+  }
+
+  async stat(key: string): Promise<ObjectInfo | null> {
+    validateKey(key);
+    const found = await this.readSidecar(key);
+    if (!found) return null;
+    return { size: found.meta.size, etag: found.meta.etag, lastModified: new Date(found.meta.mtime) };
+  }
+
+  async read(key: string): Promise<Readable> {
+    validateKey(key);
+    // A concurrent overwrite may unlink the data file between reading the sidecar and opening: read again.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const found = await this.readSidecar(key);
+      if (!found) throw new NotFound('object');
+      let fh: FileHandle;
+      try {
+        fh = await open(path.join(found.dir, found.meta.data), 'r');
+      } catch (err) {
+        if (NOT_THERE.has(errno(err) ?? '')) continue;
+        throw new Unavailable(`embedded storage: cannot open object: ${(err as Error).message}`);
+      }
+      return fh.createReadStream({ autoClose: true });
+    }
+    throw new Unavailable('embedded storage: object kept changing while being opened');
+  }
+
+  /** Runs `fn` after every earlier holder of the same lock name is done (in this process). */
+  private async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(name) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(name, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(name) === tail) this.locks.delete(name);
+    }
+  }
+
+  /**
+   * Stores the bytes of `source` as `key`, which must be exactly `expectedSize` bytes long. Streams to a
+   * temp file (memory stays flat), stops reading as soon as more than expectedSize bytes arrived
+   * (S3Error EntityTooLarge), refuses a short body (S3Error IncompleteBody). Only a complete body becomes
+   * visible, atomically; a refused or failed PUT leaves no temp file and never touches an existing object.
+   */
+  async putObject(key: string, source: AsyncIterable<unknown>, opts: PutOptions): Promise<ObjectInfo> {
+    validateKey(key);
+    const { expectedSize, onProgress } = opts;
+    if (!Number.isSafeInteger(expectedSize) || expectedSize < 0) {
+      throw new InvalidInput('expected size must be a whole number of bytes', [{ field: 'size', message: 'must be >= 0' }]);
+    }
+    const destroySource = (err?: Error) => {
+      const s = source as Partial<Readable>;
+      if (typeof s.destroy === 'function' && !s.destroyed) s.destroy(err);
+    };
+    let fh: FileHandle | undefined;
+    const tmp = path.join(this.tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    try {
+      try {
+        await mkdir(this.tmpDir, { recursive: true });
+        fh = await open(tmp, 'wx', 0o640);
+      } catch (err) {
+        throw new Unavailable(`embedded storage: cannot create a temp file: ${(err as Error).message}`);
+      }
+      const md5 = createHash('md5');
+      let received = 0;
+      const iterator = source[Symbol.asyncIterator]();
+      for (;;) {
+        let step: IteratorResult<unknown>;
+        try {
+          step = await iterator.next();
+        } catch (err) {
+          throw new S3Error('IncompleteBody', `The upload ended before all bytes arrived: ${(err as Error).message}`);
+        }
+        if (step.done) break;
+        const chunk = toBuffer(step.value);
+        received += chunk.length;
+        if (received > expectedSize) {
+          await iterator.return?.();
+          throw new S3Error('EntityTooLarge', `The upload is longer than the reserved ${expectedSize} bytes`);
+        }
+        md5.update(chunk);
+        try {
+          await writeAll(fh, chunk);
+        } catch (err) {
+          await iterator.return?.();
+          throw new Unavailable(`embedded storage: cannot write: ${(err as Error).message}`);
+        }
+        onProgress?.(received);
+      }
+      if (received !== expectedSize) {
+        throw new S3Error('IncompleteBody', `The upload has ${received} bytes, not the reserved ${expectedSize}`);
+      }
+      try {
+        await fh.sync();
+        await fh.close();
+      } catch (err) {
+        throw new Unavailable(`embedded storage: cannot write: ${(err as Error).message}`);
+      } finally {
+        fh = undefined;
+      }
+      const etag = md5.digest('hex');
+      return await this.withLock(key, () => this.publish(key, tmp, received, etag));
+    } catch (err) {
+      destroySource();
+      await fh?.close().catch(() => undefined);
+      await rm(tmp, { force: true }).catch(() => undefined);
+      if (err instanceof DomainError) throw err;
+      throw new Unavailable(`embedded storage: ${(err as Error).message}`);
+    }
+  }
+
+  private async publish(key: string, tmp: string, size: number, etag: string): Promise<ObjectInfo> {
+    const { dir, hash, sidecar } = this.locate(key);
+    const rand = randomBytes(8).toString('hex');
+    const dataName = `${hash}.${rand}.data`;
+    const dataPath = path.join(dir, dataName);
+    const sidecarTmp = path.join(this.tmpDir, `${rand}.json.part`);
+    const mtime = this.now().getTime();
+    try {
+      await mkdir(dir, { recursive: true });
+      const old = await this.readSidecar(key).catch(() => null);
+      await rename(tmp, dataPath);
+      await fsyncDir(dir);
+      const meta: Sidecar = { v: 1, bucket: this.bucket, key, size, etag, mtime, data: dataName };
+      const sh = await open(sidecarTmp, 'wx', 0o640);
+      try {
+        await sh.writeFile(JSON.stringify(meta));
+        await sh.sync();
+      } finally {
+        await sh.close();
+      }
+      await rename(sidecarTmp, sidecar);
+      await fsyncDir(dir);
+      if (old && old.meta.data !== dataName) await rm(path.join(dir, old.meta.data), { force: true });
+      return { size, etag, lastModified: new Date(mtime) };
+    } catch (err) {
+      await rm(sidecarTmp, { force: true }).catch(() => undefined);
+      // Only remove our data file when the sidecar does not point at it (i.e. publishing did not happen).
+      const now = await this.readSidecar(key).catch(() => null);
+      if (!now || now.meta.data !== dataName) await rm(dataPath, { force: true }).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+function toBuffer(chunk: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
+  throw new TypeError('upload stream must yield bytes');
+}
+
+async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
+  let off = 0;
+  while (off < buf.length) {
+    const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+    off += bytesWritten;
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const dh = await open(dir, 'r');
+  try {
+    await dh.sync();
+  } finally {
+    await dh.close();
+  }
+}
+
+interface CredentialsFile {
+  access_key: string;
+  secret_key: string;
+}
+
+/** Reads `<dataDir>/storage-credentials.json`, creating it (0600, atomically, first writer wins) when missing. */
+export function loadOrCreateCredentials(dataDir: string): SigV4Credentials {
+  const file = path.join(dataDir, CREDENTIALS_FILE);
+  const read = (): SigV4Credentials | null => {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return null;
+      throw new Unavailable(`cannot read ${file}: ${(err as Error).message}`);
+    }
+    const parsed = JSON.parse(text) as Partial<CredentialsFile>;
+    if (typeof parsed.access_key !== 'string' || typeof parsed.secret_key !== 'string' || !parsed.access_key || !parsed.secret_key) {
+      throw new Unavailable(`${file} is malformed: expected {"access_key": "...", "secret_key": "..."}`);
+    }
+    return { accessKey: parsed.access_key, secretKey: parsed.secret_key, region: EMBEDDED_REGION };
+  };
+  const existing = read();
+  if (existing) return existing;
+  mkdirSync(dataDir, { recursive: true });
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const accessKey = 'RIGD' + [...randomBytes(16)].map((b) => alphabet[b & 31]).join('');
+  const secretKey = randomBytes(30).toString('base64url');
+  const content: CredentialsFile = { access_key: accessKey, secret_key: secretKey };
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(content, null, 2) + '\n');
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, file); // fails when another process got there first; then its file wins
+  } catch (err) {
+    if (errno(err) !== 'EEXIST') throw err;
+  } finally {
+    unlinkSync(tmp);
+  }
+  const created = read();
+  if (!created) throw new Unavailable(`cannot create ${file}`);
+  return created;
+}

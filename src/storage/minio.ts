@@ -1,0 +1,199 @@
+/**
+ * The MinIO driver: the `minio` client (v8). Everything goes to `storage.minio.endpoint:port`; URLs are
+ * presigned by a second client configured for `storage.minio.public_endpoint` (the address rigs reach; the
+ * host is part of the signature) with the region set, so presigning makes no network call.
+ *
+ * Every network call is bounded by `storage.minio.timeout_ms`: a socket that is idle that long is destroyed
+ * (connect, headers, or a stalled body), and each call also has an overall deadline. Any failure to reach
+ * or use storage becomes Unavailable ('storage_unavailable').
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { Readable } from 'node:stream';
+import { Client } from 'minio';
+import type { Config } from '../config/schema.ts';
+import { DomainError, InvalidInput, NotFound, Unavailable } from '../errors.ts';
+import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage } from './contract.ts';
+import type { SigV4Credentials } from './sigv4.ts';
+import { buildObjectUrl, parseEndpoint, parseObjectUrlAgainst, type PublicBase } from './urls.ts';
+
+export interface MinioOptions {
+  /** Clock for presigning (tests inject a fixed one). */
+  now?: () => Date;
+}
+
+type Transport = Pick<typeof http, 'request'>;
+
+/** http(s).request with a socket idle timeout: a hung peer gives an ETIMEDOUT error instead of a hang. */
+function timedTransport(base: typeof http | typeof https, timeoutMs: number): Transport {
+  const request = (options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void): http.ClientRequest => {
+    const req = base.request({ ...options, timeout: timeoutMs }, callback);
+    req.on('timeout', () => {
+      const err = new Error(`no answer from storage within ${timeoutMs} ms`) as NodeJS.ErrnoException;
+      err.code = 'ETIMEDOUT';
+      req.destroy(err);
+    });
+    return req;
+  };
+  return { request: request as typeof http.request };
+}
+
+const NOT_FOUND_CODES = new Set(['NotFound', 'NoSuchKey']);
+
+function errCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+export class MinioStorage implements ObjectStorage {
+  readonly driver = 'minio' as const;
+  readonly bucket: string;
+  readonly region: string;
+  /** Where rigd talks to MinIO. */
+  readonly internal: PublicBase;
+  /** Where rigs reach MinIO (the host presigned URLs carry). */
+  readonly public: PublicBase;
+  private readonly client: Client;
+  private readonly presigner: Client;
+  private readonly timeoutMs: number;
+  private readonly now: () => Date;
+  private readonly accessKey: string;
+  private readonly secretKey: string;
+
+  constructor(config: Config, opts: MinioOptions = {}) {
+    const m = config.storage.minio;
+    this.bucket = config.storage.bucket;
+    this.region = m.region;
+    this.timeoutMs = m.timeout_ms;
+    this.now = opts.now ?? (() => new Date());
+    this.accessKey = m.access_key;
+    this.secretKey = m.secret_key;
+    if (!m.access_key || !m.secret_key) {
+      throw new InvalidInput('storage.minio.access_key and storage.minio.secret_key are required with the minio driver', [], 'config_invalid');
+    }
+    this.internal = parseEndpoint(m.endpoint, m.use_ssl, m.port);
+    this.public = m.public_endpoint ? parseEndpoint(m.public_endpoint, m.use_ssl) : this.internal;
+    this.client = new Client({
+      endPoint: stripBrackets(this.internal.hostname),
+      port: this.internal.port,
+      useSSL: this.internal.protocol === 'https:',
+      accessKey: m.access_key,
+      secretKey: m.secret_key,
+      region: m.region,
+      pathStyle: true,
+      transport: timedTransport(this.internal.protocol === 'https:' ? https : http, m.timeout_ms),
+      // Callers (the upload monitor, the ingester) retry with their own backoff.
+      retryOptions: { disableRetry: true },
+    });
+    this.presigner = new Client({
+      endPoint: stripBrackets(this.public.hostname),
+      port: this.public.port,
+      useSSL: this.public.protocol === 'https:',
+      accessKey: m.access_key,
+      secretKey: m.secret_key,
+      region: m.region,
+      pathStyle: true,
+    });
+  }
+
+  /** The credentials URLs are signed with (to verify them independently). */
+  get credentials(): SigV4Credentials {
+    return { accessKey: this.accessKey, secretKey: this.secretKey, region: this.region };
+  }
+
+  /** Runs one storage call under the overall deadline and maps its failures to domain errors. */
+  private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const work = fn();
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Unavailable(`storage did not answer ${what} within ${this.timeoutMs} ms (${this.where()})`)),
+        this.timeoutMs + 250,
+      );
+    });
+    work.catch(() => undefined); // a late failure after the deadline must not become an unhandled rejection
+    try {
+      return await Promise.race([work, deadline]);
+    } catch (err) {
+      throw this.mapError(what, err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private where(): string {
+    return `${this.internal.protocol}//${this.internal.host}`;
+  }
+
+  private mapError(what: string, err: unknown): Error {
+    if (err instanceof DomainError) return err;
+    const code = errCode(err);
+    const message = err instanceof Error ? err.message : String(err);
+    return new Unavailable(`storage ${what} failed at ${this.where()}: ${code ? `${code}: ` : ''}${message}`);
+  }
+
+  async ensureBucket(): Promise<void> {
+    const exists = await this.call('bucket check', () => this.client.bucketExists(this.bucket));
+    if (exists) return;
+    try {
+      await this.call('bucket creation', () => this.client.makeBucket(this.bucket, this.region));
+    } catch (err) {
+      // Another process created it in between.
+      if (/BucketAlreadyOwnedByYou|BucketAlreadyExists/.test(String((err as Error).message))) return;
+      throw err;
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.call('ping', () => this.client.bucketExists(this.bucket));
+  }
+
+  async stat(key: string): Promise<ObjectInfo | null> {
+    validateKey(key);
+    const st = await this.call('stat', () =>
+      this.client.statObject(this.bucket, key).catch((err: unknown) => {
+        if (NOT_FOUND_CODES.has(errCode(err) ?? '')) return null;
+        throw err;
+      }),
+    );
+    return st && { size: st.size, etag: st.etag, lastModified: st.lastModified };
+  }
+
+  async read(key: string): Promise<Readable> {
+    validateKey(key);
+    return this.call('read', () =>
+      this.client.getObject(this.bucket, key).catch((err: unknown) => {
+        if (NOT_FOUND_CODES.has(errCode(err) ?? '')) throw new NotFound('object');
+        throw err;
+      }),
+    );
+  }
+
+  async presignPut(key: string, ttlSeconds: number): Promise<string> {
+    return this.presign('PUT', key, ttlSeconds);
+  }
+
+  async presignGet(key: string, ttlSeconds: number): Promise<string> {
+    return this.presign('GET', key, ttlSeconds);
+  }
+
+  private async presign(method: 'PUT' | 'GET', key: string, ttlSeconds: number): Promise<string> {
+    validateKey(key);
+    validateTtl(ttlSeconds);
+    // Region is set, so this computes locally and never waits on the network.
+    return this.presigner.presignedUrl(method, this.bucket, key, ttlSeconds, {}, this.now());
+  }
+
+  objectUrl(key: string): string {
+    validateKey(key);
+    return buildObjectUrl(this.public, this.bucket, key);
+  }
+
+  parseObjectUrl(url: string): ObjectRef {
+    return parseObjectUrlAgainst(url, this.public === this.internal ? [this.public] : [this.public, this.internal], this.bucket);
+  }
+}
+
+function stripBrackets(hostname: string): string {
+  return hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+}
