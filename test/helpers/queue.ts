@@ -1,0 +1,142 @@
+// Helpers for the job queue tests: temp data dirs, polling, a recording handler and child processes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { JobContext } from '../../src/ingest/runner.ts';
+import type { JobInfo } from '../../src/ingest/jobs.ts';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const REPO = path.resolve(HERE, '..', '..');
+
+/** A fresh data_dir, removed at process exit. */
+export function tempDataDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rigd-queue-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Polls until fn returns a truthy value; throws after timeoutMs. */
+export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition', everyMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Lines "<job id> <pid>" appended to a file in dataDir. */
+export function readRecords(dataDir: string, name: 'starts' | 'completions'): { id: number; pid: number }[] {
+  const file = path.join(dataDir, `${name}.log`);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [id, pid] = line.split(' ').map(Number);
+      return { id, pid };
+    });
+}
+
+/**
+ * A handler that records each start, works for jobMs in small steps (reporting progress, honouring
+ * the signal) and then records its completion. It writes nothing else, so running it again after
+ * a crash is harmless; the completions file shows how many runs reached the end.
+ */
+export function recordingHandler(dataDir: string, jobMs: number, onStart?: (job: JobInfo) => void) {
+  return async (job: JobInfo, ctx: JobContext): Promise<void> => {
+    appendFileSync(path.join(dataDir, 'starts.log'), `${job.id} ${process.pid}\n`);
+    onStart?.(job);
+    const steps = 10;
+    for (let i = 1; i <= steps; i++) {
+      await sleep(jobMs / steps, ctx.signal);
+      ctx.progress({ step: 'work', bytes: i });
+    }
+    appendFileSync(path.join(dataDir, 'completions.log'), `${job.id} ${process.pid}\n`);
+  };
+}
+
+export interface WorkerOptions {
+  dataDir: string;
+  concurrency?: number;
+  jobMs?: number;
+  leaseMs?: number;
+  pollMs?: number;
+}
+
+export interface Worker {
+  child: ChildProcess;
+  /** Resolves with the runner's lease owner once it has started. */
+  ready: Promise<string>;
+  /** Ids the worker started, in order. */
+  started: number[];
+  /** Resolves when the worker has started a job. */
+  nextStart(): Promise<number>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs test/helpers/queue-worker.ts (a runner with the recording handler) in a child process. */
+export function spawnWorker(opts: WorkerOptions): Worker {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'queue-worker.ts'), JSON.stringify(opts)], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const started: number[] = [];
+  const waiting: ((id: number) => void)[] = [];
+  let onReady: (owner: string) => void = () => {};
+  const ready = new Promise<string>((resolve) => (onReady = resolve));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const [word, value] = line.split(' ');
+    if (word === 'ready') onReady(value);
+    if (word === 'started') {
+      started.push(Number(value));
+      waiting.shift()?.(Number(value));
+    }
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, ready, started, exited, nextStart: () => new Promise<number>((resolve) => waiting.push(resolve)) };
+}
+
+/** Enqueues jobs from another process (as `rigd ingest` would); resolves with their ids and commit time. */
+export function enqueueFromChild(dataDir: string, kind: string, count: number): Promise<{ ids: number[]; committedAt: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'queue-enqueue.ts'), dataDir, kind, String(count)], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`enqueue child exited ${code}`))));
+  });
+}
+
+/** Asserts that p rejects with a message matching re (tape 5 has no t.rejects). */
+export async function rejects(t: { match(a: string, re: RegExp, msg?: string): void; fail(msg?: string): void }, p: Promise<unknown>, re: RegExp, msg: string): Promise<void> {
+  try {
+    await p;
+    t.fail(`${msg}: did not reject`);
+  } catch (err) {
+    t.match(err instanceof Error ? err.message : String(err), re, msg);
+  }
+}
