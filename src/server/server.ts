@@ -29,7 +29,8 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
     state: { strictHeader: false, ignoreErrors: true },
     routes: {
       validate: { failAction },
-      payload: { maxBytes: config.server.max_payload_bytes },
+      // JSON unless a route says otherwise (the rig report route takes forms).
+      payload: { maxBytes: config.server.max_payload_bytes, allow: 'application/json' },
       timeout: { server: false, socket: 120_000 },
     },
   });

@@ -29,10 +29,8 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   const app = await openApp(config);
   const server = await createServer(app, { log });
   await server.start();
-  process.stdout.write(`rigd listening on ${displayUrl(config.server.host, Number(server.info.port))}\n`);
-  if ((await app.users.list()).length === 0) {
-    process.stdout.write('no users yet: add one with  rigd user add NAME --email EMAIL\n');
-  }
+  const hint = (await app.users.list()).length === 0 ? 'no users yet: add one with  rigd user add NAME --email EMAIL\n' : '';
+  process.stdout.write(`rigd listening on ${displayUrl(config.server.host, Number(server.info.port))}\n${hint}`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -54,6 +54,8 @@ export function toHttpError(err: Boom.Boom, requestId: string): HttpError {
     message = 'the request body is not valid JSON';
   } else if (status === 413) {
     message = 'the request body is too large';
+  } else if (status === 415) {
+    message = 'unsupported Content-Type for this endpoint';
   } else if (status === 404 && message === 'Not Found') {
     message = 'no such resource';
   }

@@ -1,0 +1,61 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'tape';
+import { envName, loadConfig } from '../../src/config/load.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+test('defaults: embedded storage, data in ./data, the documented keys', (t) => {
+  const { config, file } = loadConfig({ env: {} });
+  t.equal(file, null, 'no file: built-in defaults (when /etc/rigd/config.yaml is absent)');
+  t.equal(config.storage.driver, 'embedded');
+  t.equal(config.data_dir, path.resolve('./data'), 'data_dir resolved against the working directory');
+  t.deepEqual(config.server, { host: '0.0.0.0', port: 3000, base_url: 'http://localhost:3000', trusted_proxies: [], secure_cookies: false, cookie_secret: '', max_payload_bytes: 1048576 });
+  t.deepEqual(config.vpn, { host: 'vpn.rigs.internal', cidr: '10.144.0.0/16', rig_domain: 'rigs.internal' });
+  t.equal(config.storage.upload_url_ttl, 900);
+  t.equal(config.storage.max_upload_size, 104857600);
+  t.deepEqual(config.rigs, { online_after_s: 300, offline_after_s: 3600, history_retention_days: 90 });
+  t.equal(config.ingest.concurrency, 2);
+  t.ok(Object.isFrozen(config) && Object.isFrozen(config.server), 'frozen, deeply');
+  t.end();
+});
+
+test('lookup order: --config, then RIGD_CONFIG; env overrides the file; flags override env', (t) => {
+  const dir = tmpDir();
+  const a = path.join(dir, 'a.yaml');
+  const b = path.join(dir, 'b.yaml');
+  writeFileSync(a, 'server:\n  port: 1111\nstorage:\n  minio:\n    access_key: from-file\n');
+  writeFileSync(b, 'server:\n  port: 2222\n');
+  t.equal(loadConfig({ file: a, env: { RIGD_CONFIG: b } }).config.server.port, 1111, '--config wins over RIGD_CONFIG');
+  t.equal(loadConfig({ env: { RIGD_CONFIG: b } }).file, b, 'RIGD_CONFIG used');
+  const env = { RIGD_SERVER_PORT: '3333', RIGD_STORAGE_MINIO_ACCESS_KEY: 'from-env', RIGD_SERVER_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8', RIGD_INGEST_AUTO_ENQUEUE: 'false' };
+  const { config } = loadConfig({ file: a, env });
+  t.equal(config.server.port, 3333, 'RIGD_SERVER_PORT overrides the file');
+  t.equal(config.storage.minio.access_key, 'from-env', 'nested key: RIGD_STORAGE_MINIO_ACCESS_KEY');
+  t.deepEqual(config.server.trusted_proxies, ['127.0.0.1', '10.0.0.0/8'], 'lists are comma-separated');
+  t.equal(config.ingest.auto_enqueue, false, 'booleans converted');
+  t.equal(loadConfig({ file: a, env, overrides: { server: { port: 4444 } } }).config.server.port, 4444, 'flags win');
+  t.equal(envName(['storage', 'minio', 'public_endpoint']), 'RIGD_STORAGE_MINIO_PUBLIC_ENDPOINT');
+  t.end();
+});
+
+test('a wrong key or value: one line naming the key and what is expected', (t) => {
+  const dir = tmpDir();
+  const file = path.join(dir, 'c.yaml');
+  const cases: [string, RegExp][] = [
+    ['server:\n  port: 70000\n', /ConfigError: config: "server.port" must be less than or equal to 65535 \(in .*c\.yaml\)$/],
+    ['storage:\n  driver: s3\n', /ConfigError: config: "storage.driver" must be one of \[embedded, minio\]/],
+    ['vpn:\n  cidr: everything\n', /ConfigError: config: "vpn.cidr" with value "everything" fails to match the IPv4 CIDR pattern/],
+    ['bogus: 1\n', /ConfigError: config: unknown key "bogus"/],
+    ['rigs:\n  online_after_s: 600\n  offline_after_s: 300\n', /offline_after_s" must be greater than rigs.online_after_s/],
+    ['- a list\n', /must hold a mapping of sections/],
+    ['server: [\n', /is not valid YAML/],
+  ];
+  for (const [yaml, message] of cases) {
+    writeFileSync(file, yaml);
+    t.throws(() => loadConfig({ file, env: {} }), message, JSON.stringify(yaml));
+  }
+  t.throws(() => loadConfig({ env: { RIGD_INGEST_CONCURRENCY: 'lots' } }), /ConfigError: config: "ingest.concurrency" must be a number \(from RIGD_INGEST_CONCURRENCY\)$/, 'env source named');
+  writeFileSync(file, '');
+  t.equal(loadConfig({ file, env: {} }).config.server.port, 3000, 'an empty file is all defaults');
+  t.end();
+});

@@ -1,0 +1,92 @@
+import test from 'tape';
+import { QueryTypes } from 'sequelize';
+import { openDatabase } from '../../src/db/index.ts';
+import { rejects } from '../helpers/assert.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+test('pragmas reach both the read connection and the transaction connection', async (t) => {
+  const db = await openDatabase(tmpDir());
+  try {
+    const read = async (sql: string) => db.sequelize.query(sql, { plain: true, type: QueryTypes.SELECT });
+    t.deepEqual(await read('PRAGMA journal_mode'), { journal_mode: 'wal' });
+    t.deepEqual(await read('PRAGMA synchronous'), { synchronous: 1 }, 'NORMAL');
+    t.deepEqual(await read('PRAGMA foreign_keys'), { foreign_keys: 1 });
+    t.deepEqual(await read('PRAGMA busy_timeout'), { timeout: 10000 });
+    const inTx = await db.writes.run(async (tx) => ({
+      sync: await db.sequelize.query('PRAGMA synchronous', { plain: true, type: QueryTypes.SELECT, transaction: tx }),
+      busy: await db.sequelize.query('PRAGMA busy_timeout', { plain: true, type: QueryTypes.SELECT, transaction: tx }),
+      fk: await db.sequelize.query('PRAGMA foreign_keys', { plain: true, type: QueryTypes.SELECT, transaction: tx }),
+    }));
+    t.deepEqual(inTx, { sync: { synchronous: 1 }, busy: { timeout: 10000 }, fk: { foreign_keys: 1 } }, 'inside a write transaction');
+    await rejects(
+      t,
+      Promise.all([db.sequelize.transaction(async () => new Promise((r) => setTimeout(r, 50))), db.sequelize.transaction(async () => undefined)]),
+      /writes must go through the write path/,
+      'two transactions at once outside the write path fail loudly',
+    );
+  } finally {
+    await db.close();
+  }
+});
+
+test('the write path serialises writes; a failed transaction rolls back', async (t) => {
+  const db = await openDatabase(tmpDir());
+  try {
+    await db.sequelize.query('CREATE TABLE t (n INTEGER NOT NULL UNIQUE)');
+    let running = 0;
+    let most = 0;
+    await Promise.all(
+      Array.from({ length: 50 }, (_, n) =>
+        db.writes.run(async (tx) => {
+          most = Math.max(most, ++running);
+          await db.sequelize.query('INSERT INTO t (n) VALUES (?)', { replacements: [n], transaction: tx });
+          running--;
+        }),
+      ),
+    );
+    t.equal(most, 1, 'never two write transactions at once');
+    await rejects(
+      t,
+      db.writes.run(async (tx) => {
+        await db.sequelize.query('INSERT INTO t (n) VALUES (1000)', { transaction: tx });
+        await db.sequelize.query('INSERT INTO t (n) VALUES (1)', { transaction: tx });
+      }),
+      /UNIQUE|Validation/,
+      'a constraint failure rejects',
+    );
+    const [{ c }] = (await db.sequelize.query('SELECT count(*) AS c FROM t', { type: QueryTypes.SELECT })) as { c: number }[];
+    t.equal(c, 50, 'the failed transaction left nothing (1000 rolled back)');
+  } finally {
+    await db.close();
+  }
+});
+
+test('group commit: concurrent submits share transactions, resolve after commit, a bad item fails alone', async (t) => {
+  const db = await openDatabase(tmpDir());
+  try {
+    await db.sequelize.query('CREATE TABLE r (n INTEGER NOT NULL CHECK (n >= 0))');
+    const batchSizes: number[] = [];
+    const batcher = db.writes.batcher<number, number>(async (items, tx) => {
+      batchSizes.push(items.length);
+      for (const n of items) await db.sequelize.query('INSERT INTO r (n) VALUES (?)', { replacements: [n], transaction: tx });
+      return items.map((n) => n * 2);
+    });
+    const results = await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.submit(n)));
+    t.deepEqual(results, Array.from({ length: 200 }, (_, n) => n * 2), 'each submit gets its own result');
+    t.ok(batchSizes.length < 200 && batchSizes.length >= 1, `200 items in ${batchSizes.length} transactions`);
+    t.equal(batchSizes.reduce((a, b) => a + b, 0), 200);
+
+    const committed = await batcher.submit(500).then(async () => {
+      const [{ c }] = (await db.sequelize.query('SELECT count(*) AS c FROM r WHERE n = 500', { type: QueryTypes.SELECT })) as { c: number }[];
+      return c;
+    });
+    t.equal(committed, 1, 'visible to a reader as soon as submit resolves');
+
+    const mixed = await Promise.allSettled([batcher.submit(1), batcher.submit(-1), batcher.submit(2)]);
+    t.deepEqual(mixed.map((m) => m.status), ['fulfilled', 'rejected', 'fulfilled'], 'only the bad item fails');
+    const [{ c }] = (await db.sequelize.query('SELECT count(*) AS c FROM r', { type: QueryTypes.SELECT })) as { c: number }[];
+    t.equal(c, 203, 'the good items of the failed batch were committed once each');
+  } finally {
+    await db.close();
+  }
+});

@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const RIGD = path.join(ROOT, 'bin', 'rigd');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Environment for a child rigd: only what the test gives, plus PATH and HOME. */
+export function rigdEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn', ...env };
+}
+
+/** Runs `bin/rigd ARGS` as a child process to completion. */
+export function rigd(args: string[], opts: { env: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RIGD, ...args], { env: rigdEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything printed so far. */
+  output(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `rigd serve` as a child process and waits for its "listening" line. */
+export function serveProcess(env: Record<string, string>, args: string[] = ['--port', '0', '--host', '127.0.0.1']): Promise<ServeProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RIGD, 'serve', ...args], { env: rigdEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`rigd serve did not start: ${out}`));
+    }, 20_000);
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = /rigd listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: m[1].replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
+          output: () => out,
+          stop: (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => (out += d));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`rigd serve exited with ${code}: ${out}`));
+    });
+  });
+}
