@@ -12,7 +12,7 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import type { Config } from '../config/schema.ts';
-import { DomainError, InvalidInput, NotFound, Unavailable } from '../errors.ts';
+import { ConfigError, DomainError, NotFound, Unavailable } from '../errors.ts';
 import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage } from './contract.ts';
 import type { SigV4Credentials } from './sigv4.ts';
 import { buildObjectUrl, parseEndpoint, parseObjectUrlAgainst, type PublicBase } from './urls.ts';
@@ -69,7 +69,7 @@ export class MinioStorage implements ObjectStorage {
     this.accessKey = m.access_key;
     this.secretKey = m.secret_key;
     if (!m.access_key || !m.secret_key) {
-      throw new InvalidInput('storage.minio.access_key and storage.minio.secret_key are required with the minio driver', [], 'config_invalid');
+      throw new ConfigError('config: storage.minio.access_key and storage.minio.secret_key are required with the minio driver');
     }
     this.internal = parseEndpoint(m.endpoint, m.use_ssl, m.port);
     this.public = m.public_endpoint ? parseEndpoint(m.public_endpoint, m.use_ssl) : this.internal;
