@@ -24,11 +24,23 @@ export interface MinioOptions {
 
 type Transport = Pick<typeof http, 'request'>;
 
-/** http(s).request with a socket idle timeout: a hung peer gives an ETIMEDOUT error instead of a hang. */
+/**
+ * http(s).request with a socket idle timeout: a peer silent for `timeoutMs` (connecting, before the headers,
+ * or in the middle of a body) gives an ETIMEDOUT error instead of a hang. A body that is idle only because
+ * our own reader is behind (its buffer is full) is not the peer's fault: the timer is re-armed instead.
+ */
 function timedTransport(base: typeof http | typeof https, timeoutMs: number): Transport {
   const request = (options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void): http.ClientRequest => {
-    const req = base.request({ ...options, timeout: timeoutMs }, callback);
+    let response: http.IncomingMessage | undefined;
+    const req = base.request({ ...options, timeout: timeoutMs }, (res) => {
+      response = res;
+      callback?.(res);
+    });
     req.on('timeout', () => {
+      if (response && !response.complete && response.readableLength >= response.readableHighWaterMark) {
+        req.setTimeout(timeoutMs);
+        return;
+      }
       const err = new Error(`no answer from storage within ${timeoutMs} ms`) as NodeJS.ErrnoException;
       err.code = 'ETIMEDOUT';
       req.destroy(err);

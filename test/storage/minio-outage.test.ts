@@ -4,6 +4,7 @@ import http from 'node:http';
 import test from 'tape';
 import { MinioStorage } from '../../src/storage/minio.ts';
 import { verifyPresigned } from '../../src/storage/sigv4.ts';
+import { startS3Peer } from '../helpers/s3-peer.ts';
 import { caught } from '../helpers/storage-contract.ts';
 import { closedPort, hungPeer, testConfig } from '../helpers/storage.ts';
 
@@ -79,6 +80,35 @@ test('a peer that stalls in the middle of a body: the read stream errors after t
   } finally {
     server.closeAllConnections();
     server.close();
+  }
+});
+
+test('a slow reader is not an outage: pausing longer than the timeout keeps the stream', async (t) => {
+  const peer = await startS3Peer();
+  try {
+    const s = new MinioStorage(
+      testConfig({ storage: { driver: 'minio', minio: { endpoint: peer.endpoint, port: peer.port, access_key: peer.accessKey, secret_key: peer.secretKey, timeout_ms: 300 } } }),
+    );
+    await s.ensureBucket();
+    const body = Buffer.alloc(4 * 1024 * 1024, 0x5a);
+    const res = await fetch(await s.presignPut('slow.db', 60), { method: 'PUT', body });
+    t.equal(res.status, 200, 'object stored');
+    const stream = await s.read('slow.db');
+    let got = 0;
+    const err = await caught(async () => {
+      let paused = false;
+      for await (const chunk of stream) {
+        got += (chunk as Buffer).length;
+        if (!paused) {
+          paused = true;
+          await new Promise((r) => setTimeout(r, 1200)); // four timeouts long
+        }
+      }
+    });
+    t.equal(err, null, 'no error');
+    t.equal(got, body.length, 'every byte arrives');
+  } finally {
+    await peer.close();
   }
 });
 
