@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { envName, loadConfig } from '../../src/config/load.ts';
@@ -57,5 +57,16 @@ test('a wrong key or value: one line naming the key and what is expected', (t) =
   t.throws(() => loadConfig({ env: { RIGD_INGEST_CONCURRENCY: 'lots' } }), /ConfigError: config: "ingest.concurrency" must be a number \(from RIGD_INGEST_CONCURRENCY\)$/, 'env source named');
   writeFileSync(file, '');
   t.equal(loadConfig({ file, env: {} }).config.server.port, 3000, 'an empty file is all defaults');
+  t.end();
+});
+
+test('config.example.yaml lists every key with its default', (t) => {
+  const example = loadConfig({ file: path.resolve('config.example.yaml'), env: {} }).config;
+  t.deepEqual(example, loadConfig({ env: {} }).config, 'the example is exactly the defaults');
+  const text = readFileSync(path.resolve('config.example.yaml'), 'utf8');
+  const leaves = (obj: object, prefix: string[] = []): string[][] =>
+    Object.entries(obj).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) ? leaves(v, [...prefix, k]) : [[...prefix, k]]));
+  const missing = leaves(example).filter((p) => !new RegExp(`^\\s*${p[p.length - 1]}:`, 'm').test(text));
+  t.deepEqual(missing, [], 'no key left out');
   t.end();
 });
