@@ -1,0 +1,59 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'tape';
+import { ROOT } from '../helpers/cli.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+function verify(file: string) {
+  return spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
+}
+
+test('systemd-analyze verify passes on rigd.service', (t) => {
+  const res = verify(path.join(ROOT, 'systemd', 'rigd.service'));
+  t.equal(res.error, undefined, 'systemd-analyze runs');
+  t.equal(res.status, 0, `verify: ${res.stderr.trim() || 'clean'}`);
+  t.equal(res.stderr.trim(), '', 'no warnings');
+  t.end();
+});
+
+test('systemd-analyze verify passes on minio.service (with a stand-in minio binary)', (t) => {
+  // verify checks that ExecStart exists; this machine has no MinIO binary, so a stub stands at its path.
+  const dir = tmpDir();
+  const stub = path.join(dir, 'minio');
+  writeFileSync(stub, '#!/bin/sh\nexit 0\n');
+  chmodSync(stub, 0o755);
+  const unit = path.join(dir, 'minio.service');
+  writeFileSync(unit, readFileSync(path.join(ROOT, 'systemd', 'minio.service'), 'utf8').replaceAll('/usr/local/bin/minio', stub));
+  const res = verify(unit);
+  t.equal(res.status, 0, `verify: ${res.stderr.trim() || 'clean'}`);
+  t.equal(res.stderr.trim(), '', 'no warnings');
+  const broken = path.join(dir, 'broken.service');
+  copyFileSync(unit, broken);
+  writeFileSync(broken, readFileSync(unit, 'utf8').replace('[Service]', '[Service]\nNoSuchDirective=1'));
+  t.notEqual(verify(broken).stderr.trim(), '', 'an unknown directive is reported (the check can fail)');
+  t.end();
+});
+
+test('rigd.service: the hardening the operator contract promises', (t) => {
+  const unit = readFileSync(path.join(ROOT, 'systemd', 'rigd.service'), 'utf8');
+  for (const line of [
+    'User=rigd',
+    'StateDirectory=rigd',
+    'ConfigurationDirectory=rigd',
+    'ProtectSystem=strict',
+    'ProtectHome=yes',
+    'PrivateTmp=yes',
+    'NoNewPrivileges=yes',
+    'Restart=on-failure',
+    'After=network-online.target minio.service',
+  ]) {
+    t.ok(unit.split('\n').includes(line), line);
+  }
+  t.ok(/^RestrictAddressFamilies=.*AF_INET6/m.test(unit), 'RestrictAddressFamilies');
+  t.notOk(/^MemoryDenyWriteExecute=yes/m.test(unit), 'MemoryDenyWriteExecute stays off (V8)');
+  const env = readFileSync(path.join(ROOT, 'systemd', 'minio.env.example'), 'utf8');
+  t.match(env, /^MINIO_NOTIFY_WEBHOOK_ENDPOINT_RIGD=".*\/api\/v1\/webhooks\/capture_uploaded"$/m, 'MinIO webhook points at rigd');
+  t.match(env, /^MINIO_NOTIFY_WEBHOOK_AUTH_TOKEN_RIGD=/m, 'with the shared token');
+  t.end();
+});
