@@ -266,14 +266,15 @@ function runChild(request: ChildRequest, timeoutMs: number, memoryLimitMb: numbe
       });
     }, timeoutMs);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (child.pid !== undefined) {
+      opts.onChild?.(child.pid);
+      // Queued on the IPC channel until the child listens; a dead child is reported by 'exit'.
+      child.send(request, (err) => void err);
+    }
 
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (s: string) => {
       stderrTail = (stderrTail + s).slice(-2000);
-    });
-    child.on('spawn', () => {
-      if (child.pid !== undefined) opts.onChild?.(child.pid);
-      child.send(request);
     });
     child.on('message', (raw: unknown) => {
       const msg = raw as ChildMessage;

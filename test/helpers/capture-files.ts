@@ -7,6 +7,7 @@
 //   await makeHostileCapture(file, 'trigger');                                // see HostileKind
 import { createHash } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { open, readFile, stat, writeFile } from 'node:fs/promises';
 import sqlite3 from 'sqlite3';
 
@@ -97,7 +98,9 @@ export function closeDb(db: sqlite3.Database): Promise<void> {
 }
 
 export async function sha256File(file: string): Promise<string> {
-  return createHash('sha256').update(await readFile(file)).digest('hex');
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /** Makes a real capture database at `file` (which must not exist) and returns what it holds. */
@@ -223,7 +226,8 @@ export async function truncateCopy(src: string, dst: string, keepBytes?: number)
 
 /**
  * Damages a b-tree page of a capture in place: overwrites the page header and cell pointer array
- * of page `page` (1-based; default: a page in the middle of the file) with 0xA5 bytes.
+ * of page `page` (1-based; default: a page in the middle of the file) with 0xA5 bytes. Page 1 is
+ * the schema's root page: damaging it keeps the file header intact.
  */
 export async function corruptPage(file: string, page?: number): Promise<number> {
   const size = (await stat(file)).size;
@@ -233,7 +237,9 @@ export async function corruptPage(file: string, page?: number): Promise<number> 
     await fh.read(head, 0, 100, 0);
     const pageSize = head.readUInt16BE(16) === 1 ? 65536 : head.readUInt16BE(16);
     const target = page ?? Math.max(2, Math.floor(size / pageSize / 2));
-    await fh.write(Buffer.alloc(64, 0xa5), 0, 64, (target - 1) * pageSize);
+    // Page 1 starts with the 100-byte file header; its b-tree page header follows it.
+    const at = (target - 1) * pageSize + (target === 1 ? 100 : 0);
+    await fh.write(Buffer.alloc(64, 0xa5), 0, 64, at);
     return target;
   } finally {
     await fh.close();
