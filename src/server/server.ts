@@ -5,6 +5,7 @@ import { loadOrCreateSecret } from '../services/secrets.ts';
 import { registerErrors } from './ext/errors.ts';
 import { registerHeaders } from './ext/headers.ts';
 import { registerRequestContext } from './ext/request-context.ts';
+import { registerVpnGuard } from './ext/vpn-guard.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { allRoutes } from './routes/index.ts';
 import './types.ts';
@@ -36,6 +37,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   });
 
   registerRequestContext(server);
+  registerVpnGuard(server, config);
   registerErrors(server, opts.log);
   registerHeaders(server);
   const cookieSecret = config.server.cookie_secret || loadOrCreateSecret(config.data_dir, 'cookie-secret');

@@ -1,5 +1,6 @@
 import type { Request } from '@hapi/hapi';
 import type { Authenticated } from '../services/sessions.ts';
+import type { VpnMode } from './ext/vpn-guard.ts';
 
 declare module '@hapi/hapi' {
   interface RouteOptionsApp {
@@ -7,6 +8,8 @@ declare module '@hapi/hapi' {
     vary?: string;
     /** How errors of this route are written. @default 'json' */
     errorFormat?: 'json' | 'text' | 'html';
+    /** Network guard (ext/vpn-guard.ts): 'rig' = the VPN rule, 'viewer' = VPN or loopback clients. @default none */
+    vpn?: VpnMode;
   }
   interface RequestApplicationState {
     requestId: string;

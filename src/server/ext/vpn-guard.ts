@@ -1,0 +1,97 @@
+import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
+import ipaddr from 'ipaddr.js';
+import type { Config } from '../../config/schema.ts';
+import { clientAddress, inCidrs, parseCidrs, type CidrList } from '../client-address.ts';
+
+/**
+ * Which network may reach a route, set per route as `options.app.vpn`:
+ * - 'rig': the VPN rule of DESIGN.md (rig endpoints, the embedded store's object URLs): the Host is
+ *   vpn.host or a literal IPv4 address inside vpn.cidr, and the client is inside vpn.cidr.
+ * - 'viewer': pages for people (GET /rigs): the client is inside vpn.cidr or on loopback, and the Host
+ *   is vpn.host, localhost or an IP literal. The Host check here is against DNS rebinding: a page on
+ *   an attacker's name that resolves to this gateway could otherwise read the rig list from a
+ *   browser on the VPN. IP literals and vpn.host cannot be rebound by an outsider.
+ */
+export type VpnMode = 'rig' | 'viewer';
+
+const LOOPBACK = parseCidrs(['127.0.0.0/8', '::1']);
+
+/** The Host header lower-cased without its port; IPv6 literals keep their brackets. */
+export function hostOf(header: string | undefined): string {
+  const host = (header ?? '').trim().toLowerCase();
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end < 0 ? host : host.slice(0, end + 1);
+  }
+  return host.replace(/:\d*$/, '');
+}
+
+/** A literal four-part decimal IPv4 address ("10.144.evil.example" and "10.144" are not). */
+function literalIPv4(host: string): ipaddr.IPv4 | null {
+  return ipaddr.IPv4.isValidFourPartDecimal(host) ? ipaddr.IPv4.parse(host) : null;
+}
+
+export interface VpnRule {
+  /** True when the request may reach a route guarded with this mode. */
+  allows(mode: VpnMode, request: Request): boolean;
+}
+
+export function vpnRule(config: Pick<Config, 'vpn' | 'server'>): VpnRule {
+  const vpn = parseCidrs([config.vpn.cidr]);
+  const trusted = parseCidrs(config.server.trusted_proxies);
+  const vpnHost = config.vpn.host.toLowerCase();
+
+  const hostAllowed = (mode: VpnMode, host: string): boolean => {
+    if (host === vpnHost) return true;
+    const v4 = literalIPv4(host);
+    if (mode === 'rig') return v4 !== null && inCidrs(v4, vpn);
+    if (v4) return true;
+    return host === 'localhost' || (/^\[[0-9a-f:.]+\]$/.test(host) && ipaddr.IPv6.isValid(host.slice(1, -1)));
+  };
+  const clientAllowed = (mode: VpnMode, cidrs: CidrList, request: Request): boolean => {
+    const client = clientAddress(request, trusted);
+    if (!client) return false;
+    return inCidrs(client, cidrs) || (mode === 'viewer' && inCidrs(client, LOOPBACK));
+  };
+
+  return {
+    allows(mode, request) {
+      const header = request.headers.host;
+      return hostAllowed(mode, hostOf(typeof header === 'string' ? header : undefined)) && clientAllowed(mode, vpn, request);
+    },
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The refusal: 403, text/html; charset=UTF-8, "Blocked host: <host>" (as the seed's service). */
+export function blockedPage(h: ResponseToolkit, host: string) {
+  const shown = escapeHtml(host.slice(0, 255));
+  const body =
+    '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Blocked host</title></head>' +
+    `<body><h1>Blocked host: ${shown}</h1><p>This endpoint is only served on the rig VPN.</p></body></html>\n`;
+  return h.response(body).code(403).header('content-type', 'text/html; charset=UTF-8').takeover();
+}
+
+/**
+ * Runs on every request before routing: finds the route the request would reach and, when that
+ * route carries `app.vpn`, applies the rule. Refused requests never reach auth, payload parsing
+ * or the handler.
+ */
+export function registerVpnGuard(server: Server, config: Pick<Config, 'vpn' | 'server'>): void {
+  const rule = vpnRule(config);
+  server.ext('onRequest', (request, h) => {
+    let mode: VpnMode | undefined;
+    try {
+      mode = request.server.match(request.method, request.path)?.settings.app?.vpn;
+    } catch {
+      // A path the router cannot parse: routing answers 400 and reaches no route.
+      return h.continue;
+    }
+    if (!mode || rule.allows(mode, request)) return h.continue;
+    const header = request.headers.host;
+    return blockedPage(h, typeof header === 'string' ? header : '');
+  });
+}
