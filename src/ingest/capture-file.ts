@@ -164,14 +164,25 @@ function childEntry(): string {
   return path.join(path.dirname(self), `capture-child${path.extname(self)}`);
 }
 
-/** The parent's node flags (tsx's loader under tests), minus ones that must not be inherited. */
-function childExecArgv(memoryLimitMb: number): string[] {
+/** Node flags the child inherits (with their values): module loaders such as tsx's under tests. */
+const INHERITED_WITH_VALUE = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--conditions', '-C']);
+const INHERITED_ALONE = /^--(enable-source-maps|no-warnings|no-deprecation|disable-warning=|experimental-)/;
+
+/**
+ * The parent's loader flags plus the heap cap. Everything else is left out: --inspect would clash on
+ * its port, and -e/-p/--input-type would make the child run the parent's script instead of its own.
+ */
+export function childExecArgv(parentArgv: readonly string[], memoryLimitMb: number): string[] {
   const out: string[] = [];
-  const args = process.execArgv;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (/^--(inspect|debug)/.test(a) || a.startsWith('--max-old-space-size')) continue;
-    out.push(a);
+  for (let i = 0; i < parentArgv.length; i++) {
+    const a = parentArgv[i]!;
+    const flag = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+    if (INHERITED_WITH_VALUE.has(flag)) {
+      if (flag === a && i + 1 < parentArgv.length) out.push(a, parentArgv[++i]!);
+      else out.push(a);
+    } else if (INHERITED_ALONE.test(a) && !a.startsWith('--experimental-default-type')) {
+      out.push(a);
+    }
   }
   out.push(`--max-old-space-size=${memoryLimitMb}`);
   return out;
@@ -241,7 +252,7 @@ function runChild(request: ChildRequest, timeoutMs: number, memoryLimitMb: numbe
     let child: ChildProcess;
     try {
       child = fork(childEntry(), [], {
-        execArgv: childExecArgv(memoryLimitMb),
+        execArgv: childExecArgv(process.execArgv, memoryLimitMb),
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         serialization: 'json',
       });
