@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.ts';
 import { openDatabase, type Database } from '../db/index.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Passwords } from './passwords.ts';
+import { RigService } from './rigs.ts';
 import { SessionService } from './sessions.ts';
 import { UserService } from './users.ts';
 
@@ -11,6 +12,7 @@ export interface App {
   db: Database;
   users: UserService;
   sessions: SessionService;
+  rigs: RigService;
   /** Stops background work, waits for queued writes, closes the database. */
   close(): Promise<void>;
 }
@@ -26,11 +28,13 @@ export async function openApp(config: Readonly<Config>): Promise<App> {
     windowMs: config.auth.failure_window_s * 1000,
   });
   const sessions = new SessionService(db, users, passwords, throttle, config.auth.token_ttl_days * 86_400_000);
+  const rigs = new RigService(db, config);
   return {
     config,
     db,
     users,
     sessions,
+    rigs,
     close: () => db.close(),
   };
 }

@@ -2,6 +2,8 @@ import type { Sequelize } from 'sequelize';
 import { Session } from './session.ts';
 import { User } from './user.ts';
 import { Job } from './job.ts';
+import { Rig } from './rig.ts';
+import { RigReport } from './rig-report.ts';
 
 /** Every model, initialised on one Sequelize instance. */
 export function initModels(sequelize: Sequelize) {
@@ -9,6 +11,8 @@ export function initModels(sequelize: Sequelize) {
     User: User.initModel(sequelize),
     Session: Session.initModel(sequelize),
     Job: Job.initModel(sequelize),
+    Rig: Rig.initModel(sequelize),
+    RigReport: RigReport.initModel(sequelize),
   };
   models.Session.belongsTo(models.User, { foreignKey: 'user_id', as: 'user', onDelete: 'CASCADE' });
   return models;
@@ -17,3 +21,4 @@ export function initModels(sequelize: Sequelize) {
 export type Models = ReturnType<typeof initModels>;
 export { Session, User };
 export { Job };
+export { Rig, RigReport };

@@ -1,0 +1,188 @@
+import { isIP } from 'node:net';
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
+import type { Config } from '../config/schema.ts';
+import type { Batcher, Database } from '../db/index.ts';
+import type { Rig, RigReport } from '../db/models/index.ts';
+import { InvalidInput, NotFound } from '../errors.ts';
+import { parseRigId, parseRigReport, type RigReportInput } from './rig-report-input.ts';
+import { RigRetention, type RetentionOptions } from './rig-retention.ts';
+import { compareRigIds, rigStatus, type RigStatus } from './rig-status.ts';
+
+/** A rig as tools and pages see it. */
+export interface RigView {
+  id: string;
+  status: RigStatus;
+  last_seen_at: Date;
+  serial: string;
+  lan_ip: string | null;
+  vpn_address: string;
+  /** <id>.<vpn.rig_domain> */
+  vpn_name: string;
+  version: string;
+  branch: string;
+  latitude: number | null;
+  longitude: number | null;
+  current_project: string | null;
+  created_at: Date;
+}
+
+/** One history row (device location record). */
+export interface RigReportView {
+  received_at: Date;
+  serial: string;
+  lan_ip: string | null;
+  peer_address: string;
+  version: string;
+  branch: string;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+export interface HistoryQuery {
+  since?: Date;
+  until?: Date;
+  limit?: number;
+}
+
+/** Default and largest page of history. */
+export const HISTORY_DEFAULT_LIMIT = 100;
+export const HISTORY_MAX_LIMIT = 10_000;
+
+interface QueuedReport extends RigReportInput {
+  peer: string;
+  receivedAt: Date;
+}
+
+/** Columns a report overwrites on its rig (created_at and current_project stay). */
+const UPDATED_ON_REPORT = ['serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'updated_at'] as const;
+
+/** Rig reports (group-committed), the rig list with its computed status, and report history. */
+export class RigService {
+  readonly retention: RigRetention;
+  readonly #db: Database;
+  readonly #config: Readonly<Config>;
+  readonly #reports: Batcher<QueuedReport, void>;
+  readonly #now: () => Date;
+
+  constructor(db: Database, config: Readonly<Config>, opts: { now?: () => Date; retention?: RetentionOptions } = {}) {
+    this.#db = db;
+    this.#config = config;
+    this.#now = opts.now ?? (() => new Date());
+    this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t));
+    this.retention = new RigRetention(db, config.rigs.history_retention_days, opts.retention);
+  }
+
+  /**
+   * Validates and stores one report of rig `rawId` from VPN address `peer`: updates (or registers)
+   * the rig and appends a history row. Resolves only after the batch holding it has committed.
+   */
+  async report(rawId: string, payload: unknown, peer: string): Promise<void> {
+    const input = parseRigReport(rawId, payload);
+    if (!isIP(peer)) throw new InvalidInput('the client address is unknown');
+    await this.#reports.submit({ ...input, peer, receivedAt: this.#now() });
+  }
+
+  /** One transaction for a whole batch: one upsert per rig (its latest report), one row per report. */
+  async #applyReports(items: QueuedReport[], transaction: Transaction): Promise<void[]> {
+    const { Rig, RigReport } = this.#db.models;
+    const latest = new Map<string, QueuedReport>();
+    for (const item of items) latest.set(item.rigId, item);
+    await Rig.bulkCreate(
+      [...latest.values()].map((r) => ({
+        id: r.rigId,
+        serial: r.serial,
+        lan_ip: r.lanIp,
+        vpn_address: r.peer,
+        version: r.version,
+        branch: r.branch,
+        latitude: r.latitude,
+        longitude: r.longitude,
+        last_seen_at: r.receivedAt,
+        // The service clock, so that tests with a fixed clock see consistent times.
+        created_at: r.receivedAt,
+        updated_at: r.receivedAt,
+      })),
+      { transaction, updateOnDuplicate: [...UPDATED_ON_REPORT] },
+    );
+    await RigReport.bulkCreate(
+      items.map((r) => ({
+        rig_id: r.rigId,
+        received_at: r.receivedAt,
+        serial: r.serial,
+        lan_ip: r.lanIp,
+        peer_address: r.peer,
+        version: r.version,
+        branch: r.branch,
+        latitude: r.latitude,
+        longitude: r.longitude,
+      })),
+      { transaction },
+    );
+    return items.map(() => undefined);
+  }
+
+  #view(rig: Rig, now: Date): RigView {
+    const lastSeen = new Date(rig.last_seen_at);
+    return {
+      id: rig.id,
+      status: rigStatus(lastSeen, now, this.#config.rigs),
+      last_seen_at: lastSeen,
+      serial: rig.serial,
+      lan_ip: rig.lan_ip,
+      vpn_address: rig.vpn_address,
+      vpn_name: `${rig.id}.${this.#config.vpn.rig_domain}`,
+      version: rig.version,
+      branch: rig.branch,
+      latitude: rig.latitude,
+      longitude: rig.longitude,
+      current_project: rig.current_project ?? null,
+      created_at: new Date(rig.created_at),
+    };
+  }
+
+  /** Every rig in natural id order (rig2 before rig10), optionally only those with one status. Reads only the rigs table. */
+  async list(opts: { status?: RigStatus } = {}): Promise<RigView[]> {
+    const now = this.#now();
+    const rows = (await this.#db.models.Rig.findAll({ raw: true })) as Rig[];
+    const views = rows.map((r) => this.#view(r, now)).sort((a, b) => compareRigIds(a.id, b.id));
+    return opts.status ? views.filter((v) => v.status === opts.status) : views;
+  }
+
+  async get(rawId: string): Promise<RigView> {
+    const rig = (await this.#db.models.Rig.findByPk(parseRigId(rawId), { raw: true })) as Rig | null;
+    if (!rig) throw new NotFound('rig', 'rig_not_found');
+    return this.#view(rig, this.#now());
+  }
+
+  /** A rig's reports, newest first, within [since, until), at most `limit` (capped). */
+  async history(rawId: string, q: HistoryQuery = {}): Promise<RigReportView[]> {
+    const rig = await this.get(rawId);
+    const limit = q.limit ?? HISTORY_DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_MAX_LIMIT) {
+      throw new InvalidInput(`limit must be between 1 and ${HISTORY_MAX_LIMIT}`, [{ field: 'limit', message: 'out of range' }]);
+    }
+    const window: Record<symbol, Date> = {};
+    if (q.since) window[Op.gte] = q.since;
+    if (q.until) window[Op.lt] = q.until;
+    const where: WhereOptions<RigReport> = { rig_id: rig.id, ...(q.since || q.until ? { received_at: window } : {}) };
+    const rows = (await this.#db.models.RigReport.findAll({
+      where,
+      order: [
+        ['received_at', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit,
+      raw: true,
+    })) as RigReport[];
+    return rows.map((r) => ({
+      received_at: new Date(r.received_at),
+      serial: r.serial,
+      lan_ip: r.lan_ip,
+      peer_address: r.peer_address,
+      version: r.version,
+      branch: r.branch,
+      latitude: r.latitude,
+      longitude: r.longitude,
+    }));
+  }
+}
