@@ -10,6 +10,7 @@ import { registerAuth } from './plugins/auth.ts';
 import { allRoutes } from './routes/index.ts';
 import './types.ts';
 import { failAction } from './validation.ts';
+import { registerViews } from './views.ts';
 
 export interface ServerOptions {
   port?: number;
@@ -42,6 +43,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   registerHeaders(server);
   const cookieSecret = config.server.cookie_secret || loadOrCreateSecret(config.data_dir, 'cookie-secret');
   await registerAuth(server, app, cookieSecret);
+  await registerViews(server);
   server.route(allRoutes(app));
   await server.initialize();
   return server;

@@ -1,0 +1,58 @@
+import { isIPv6 } from 'node:net';
+import type { ServerRoute } from '@hapi/hapi';
+import { formatDistance } from 'date-fns';
+import type { App } from '../../services/app.ts';
+import { RIG_STATUSES, statusMeaning } from '../../services/rig-status.ts';
+import type { RigView } from '../../services/rigs.ts';
+import { PUBLIC_DIR } from '../views.ts';
+
+/** What templates/rigs.hbs shows. Link targets are built only from validated values (an IP address, a DNS label, the configured domain). */
+export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Date) {
+  const th = app.config.rigs;
+  return {
+    count: rigs.length,
+    generatedIso: now.toISOString(),
+    legend: RIG_STATUSES.map((status) => ({ status, meaning: statusMeaning(status, th) })),
+    rigs: rigs.map((r) => ({
+      id: r.id,
+      status: r.status,
+      statusTitle: statusMeaning(r.status, th),
+      lanIp: r.lan_ip,
+      lanUrl: r.lan_ip ? `http://${isIPv6(r.lan_ip) ? `[${r.lan_ip}]` : r.lan_ip}` : null,
+      vpnName: r.vpn_name,
+      vpnUrl: `http://${r.vpn_name}`,
+      branch: r.branch,
+      version: r.version,
+      // Like Rails' time_ago_in_words: "5 minutes ago", "about 2 hours ago".
+      lastSeen: formatDistance(r.last_seen_at, now, { addSuffix: true }),
+      lastSeenIso: r.last_seen_at.toISOString(),
+    })),
+  };
+}
+
+/** GET /rigs (the seed's page, for clients on the VPN or loopback) and its stylesheet. */
+export function rigPageRoutes(app: App): ServerRoute[] {
+  return [
+    {
+      method: 'GET',
+      path: '/rigs',
+      options: {
+        auth: false,
+        app: { vpn: 'viewer', errorFormat: 'html' },
+        handler: async (_request, h) => {
+          const rigs = await app.rigs.list();
+          return h.view('rigs', rigsPageModel(rigs, app, new Date())).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
+        },
+      },
+    },
+    {
+      method: 'GET',
+      path: '/assets/{file*}',
+      options: {
+        auth: false,
+        app: { vpn: 'viewer', errorFormat: 'html' },
+        handler: { directory: { path: PUBLIC_DIR, index: false, listing: false, redirectToSlash: false } },
+      },
+    },
+  ];
+}
