@@ -15,6 +15,7 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
     legend: RIG_STATUSES.map((status) => ({ status, meaning: statusMeaning(status, th) })),
     rigs: rigs.map((r) => ({
       id: r.id,
+      serial: r.serial,
       status: r.status,
       statusTitle: statusMeaning(r.status, th),
       lanIp: r.lan_ip,
