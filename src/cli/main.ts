@@ -60,6 +60,12 @@ export function buildProgram(): Command {
     .exitOverride()
     .action(lazy(() => import('./commands/user.ts'), (m) => m.userRemove));
 
+  sub('rigs')
+    .description('list rigs and their status (online, stale, offline)')
+    .option('--json', 'JSON only')
+    .option('--status <status>', 'only rigs with this status: online, stale or offline')
+    .action(lazy(() => import('./commands/rigs.ts'), (m) => m.rigsCommand));
+
   sub('migrate')
     .description('create or upgrade the database (serve does this on start)')
     .option('--json', 'JSON only')
