@@ -1,5 +1,5 @@
-import type { Transaction } from 'sequelize';
-import { Job } from '../db/models/job.ts';
+import type { Sequelize, Transaction } from 'sequelize';
+import type { Job } from '../db/models/job.ts';
 import { toJobInfo, type JobInfo } from './jobs.ts';
 import { notifyJobEnqueued } from './queue-events.ts';
 
@@ -15,6 +15,14 @@ export interface EnqueueOptions {
   runAfter?: Date;
 }
 
+/** The job model of the database the transaction belongs to (each database binds its own model class). */
+function jobModel(transaction: Transaction): typeof Job {
+  // Sequelize keeps the instance on every Transaction; its .d.ts does not declare it.
+  const { sequelize } = transaction as Transaction & { sequelize?: Sequelize };
+  if (!sequelize) throw new TypeError('enqueue needs a Sequelize transaction');
+  return sequelize.model('Job') as typeof Job;
+}
+
 /**
  * Inserts a queued job inside the caller's transaction, so a row and the job that processes it
  * commit together. Runners in this process are woken when the transaction commits.
@@ -26,7 +34,7 @@ export async function enqueue<P>(kind: string, payload: P, opts: EnqueueOptions)
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError('maxAttempts must be a positive integer');
   const text = JSON.stringify(payload);
   if (text === undefined) throw new TypeError('job payload must be JSON');
-  const row = await Job.create(
+  const row = await jobModel(transaction).create(
     { kind, payload: text, max_attempts: maxAttempts, run_after: opts.runAfter ?? new Date() },
     { transaction },
   );

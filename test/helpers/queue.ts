@@ -34,11 +34,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Polls until fn returns a truthy value; throws after timeoutMs. */
-export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition', everyMs = 20): Promise<T> {
+export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition', everyMs = 20): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
   }
@@ -89,7 +89,7 @@ export interface Worker {
   ready: Promise<string>;
   /** Ids the worker started, in order. */
   started: number[];
-  /** Resolves when the worker has started a job. */
+  /** The next job the worker started (those already started first); rejects after 10 s. */
   nextStart(): Promise<number>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -101,21 +101,31 @@ export function spawnWorker(opts: WorkerOptions): Worker {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const started: number[] = [];
-  const waiting: ((id: number) => void)[] = [];
+  let consumed = 0;
   let onReady: (owner: string) => void = () => {};
-  const ready = new Promise<string>((resolve) => (onReady = resolve));
+  let onEarlyExit: (err: Error) => void = () => {};
+  const ready = new Promise<string>((resolve, reject) => {
+    onReady = resolve;
+    onEarlyExit = reject;
+  });
   createInterface({ input: child.stdout! }).on('line', (line) => {
     const [word, value] = line.split(' ');
     if (word === 'ready') onReady(value);
     if (word === 'started') {
       started.push(Number(value));
-      waiting.shift()?.(Number(value));
     }
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
+    child.on('exit', (code, signal) => {
+      onEarlyExit(new Error(`worker exited (${signal ?? code}) before it was ready`));
+      resolve({ code, signal });
+    }),
   );
-  return { child, ready, started, exited, nextStart: () => new Promise<number>((resolve) => waiting.push(resolve)) };
+  const nextStart = async () => {
+    await waitFor(() => started.length > consumed, 10_000, 'a job start in the worker');
+    return started[consumed++];
+  };
+  return { child, ready, started, exited, nextStart };
 }
 
 /** Enqueues jobs from another process (as `rigd ingest` would); resolves with their ids and commit time. */
