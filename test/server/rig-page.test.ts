@@ -71,7 +71,7 @@ test('the page in Chromium: refresh, header cells, six cells per rig, links, sta
       t.equal(await rows.nth(1).locator('.dot').getAttribute('title'), 'offline: no report for more than 1 h', 'offline rig');
       t.equal(await rows.nth(1).locator('td').nth(4).textContent(), 'about 2 hours ago', 'about 2 hours ago');
       t.equal(await rows.nth(1).locator('td').nth(1).innerHTML(), '', 'no local_ip: no link');
-      const colours = await page.$$eval('table .dot', (dots) => dots.map((d) => getComputedStyle(d).backgroundColor));
+      const colours = await page.$$eval('table .dot', (dots) => dots.map((d) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(d).backgroundColor));
       t.deepEqual(colours, ['rgb(34, 163, 74)', 'rgb(154, 161, 171)', 'rgb(224, 161, 0)', 'rgb(34, 163, 74)'], 'green / grey / amber from the local stylesheet');
       t.deepEqual(await page.locator('.legend li').allTextContents(), [' online: reported within 5 min', ' stale: last report 5 min to 1 h ago', ' offline: no report for more than 1 h'], 'legend');
 
@@ -81,7 +81,7 @@ test('the page in Chromium: refresh, header cells, six cells per rig, links, sta
       t.equal(await evil.nth(1).locator('a').getAttribute('href'), 'http://[fd00::7]', 'IPv6 LAN link');
       t.equal(await page.locator('img').count(), 0, 'no element injected');
       t.equal(await page.locator('tbody script').count(), 0, 'no script injected');
-      t.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned ?? null), null, 'no injected code ran');
+      t.equal(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned ?? null), null, 'no injected code ran');
       t.deepEqual(browser.pageErrors, [], 'no page errors (the stylesheet loaded)');
       const file = await browser.screenshot('rigs-page');
       t.ok(existsSync(file) && statSync(file).size > 5000, `screenshot ${file}`);

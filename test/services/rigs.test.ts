@@ -12,7 +12,7 @@ async function setup(): Promise<{ db: Database; rigs: RigService; clock: { now: 
   const db = await openDatabase(config.data_dir);
   const clock = { now: T0 };
   const sql: string[] = [];
-  db.sequelize.options.logging = (s: string) => void sql.push(s);
+  (db.sequelize as unknown as { options: { logging: (s: string) => void } }).options.logging = (s) => void sql.push(s);
   return { db, rigs: new RigService(db, config, { now: () => clock.now }), clock, sql };
 }
 
