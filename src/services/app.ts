@@ -1,25 +1,47 @@
 import type { Config } from '../config/schema.ts';
 import { openDatabase, type Database } from '../db/index.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import { createStorage, type Storage } from '../storage/index.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Passwords } from './passwords.ts';
+import { rigDirectory } from './rig-directory.ts';
 import { RigService } from './rigs.ts';
 import { SessionService } from './sessions.ts';
+import { UploadMonitor } from './upload-monitor.ts';
+import { UploadService } from './uploads.ts';
 import { UserService } from './users.ts';
+
+/** Work that runs in the background of `rigd serve` (monitors, schedules, the ingester). */
+export interface BackgroundTask {
+  start(): Promise<void> | void;
+  stop(): Promise<void> | void;
+}
 
 /** Everything a front end (the HTTP server or a CLI command) works through. */
 export interface App {
   config: Readonly<Config>;
+  log: Logger;
   db: Database;
+  storage: Storage;
   users: UserService;
   sessions: SessionService;
   rigs: RigService;
+  uploads: UploadService;
+  /** Starts the background tasks (only `rigd serve` does). */
+  start(): Promise<void>;
   /** Stops background work, waits for queued writes, closes the database. */
   close(): Promise<void>;
 }
 
+export interface OpenAppOptions {
+  log?: Logger;
+}
+
 /** Opens the database in config.data_dir (creating and migrating it) and builds the services. */
-export async function openApp(config: Readonly<Config>): Promise<App> {
+export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {}): Promise<App> {
+  const log = opts.log ?? silentLogger;
   const db = await openDatabase(config.data_dir);
+  const storage = createStorage(config);
   const passwords = new Passwords(config.auth.bcrypt_cost);
   const users = new UserService(db, passwords);
   const throttle = new LoginThrottle({
@@ -28,13 +50,37 @@ export async function openApp(config: Readonly<Config>): Promise<App> {
     windowMs: config.auth.failure_window_s * 1000,
   });
   const sessions = new SessionService(db, users, passwords, throttle, config.auth.token_ttl_days * 86_400_000);
-  const rigs = new RigService(db, config);
+  const rigs = new RigService(db, config, {
+    retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
+  });
+  const uploads = new UploadService(db, storage, rigDirectory(db), config, log);
+
+  const background: BackgroundTask[] = [new UploadMonitor(db, storage, uploads, log), rigs.retention];
+  let started: BackgroundTask[] = [];
+  let closed = false;
   return {
     config,
+    log,
     db,
+    storage,
     users,
     sessions,
     rigs,
-    close: () => db.close(),
+    uploads,
+    async start() {
+      await storage.ensureBucket();
+      for (const task of background) {
+        await task.start();
+        started.push(task);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const task of started.reverse()) await task.stop();
+      started = [];
+      await uploads.progress.flush();
+      await db.close();
+    },
   };
 }

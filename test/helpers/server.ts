@@ -31,6 +31,7 @@ export async function startServer(overrides: DeepPartial<Config> = {}, listen: {
   const config = testConfig(overrides);
   const app = await openApp(config);
   const server = await createServer(app, { host: listen.host ?? '127.0.0.1', port: listen.port ?? 0, log: silentLogger });
+  await app.start();
   await server.start();
   const host = listen.host && listen.host !== '::' && listen.host !== '0.0.0.0' ? listen.host : '127.0.0.1';
   return {

@@ -26,8 +26,9 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   if (opts.host !== undefined) overrides.server.host = opts.host;
   const config = configFor(cmd, overrides);
   const log = createLogger(config.log.level);
-  const app = await openApp(config);
+  const app = await openApp(config, { log });
   const server = await createServer(app, { log });
+  await app.start();
   await server.start();
   const hint = (await app.users.list()).length === 0 ? 'no users yet: add one with  rigd user add NAME --email EMAIL\n' : '';
   process.stdout.write(`rigd listening on ${displayUrl(config.server.host, Number(server.info.port))}\n${hint}`);

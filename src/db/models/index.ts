@@ -4,6 +4,7 @@ import { User } from './user.ts';
 import { Job } from './job.ts';
 import { Rig } from './rig.ts';
 import { RigReport } from './rig-report.ts';
+import { Upload } from './upload.ts';
 
 /** Every model, initialised on one Sequelize instance. */
 export function initModels(sequelize: Sequelize) {
@@ -13,6 +14,7 @@ export function initModels(sequelize: Sequelize) {
     Job: Job.initModel(sequelize),
     Rig: Rig.initModel(sequelize),
     RigReport: RigReport.initModel(sequelize),
+    Upload: Upload.initModel(sequelize),
   };
   models.Session.belongsTo(models.User, { foreignKey: 'user_id', as: 'user', onDelete: 'CASCADE' });
   return models;
@@ -22,3 +24,4 @@ export type Models = ReturnType<typeof initModels>;
 export { Session, User };
 export { Job };
 export { Rig, RigReport };
+export { Upload };

@@ -27,7 +27,9 @@ export class Job extends Model<InferAttributes<Job>, InferCreationAttributes<Job
   declare finished_at: CreationOptional<Date | null>;
 
   static initModel(sequelize: Sequelize): typeof Job {
-    Job.init(
+    // A subclass per database: two apps in one process (tests) never share a binding.
+    const Bound = class extends Job {};
+    Bound.init(
       {
         id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
         kind: { type: DataTypes.STRING(64), allowNull: false },
@@ -44,8 +46,8 @@ export class Job extends Model<InferAttributes<Job>, InferCreationAttributes<Job
         updated_at: DataTypes.DATE,
         finished_at: { type: DataTypes.DATE, allowNull: true },
       },
-      { sequelize, tableName: 'jobs', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+      { sequelize, modelName: 'Job', tableName: 'jobs', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );
-    return Job;
+    return Bound;
   }
 }

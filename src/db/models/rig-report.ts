@@ -15,7 +15,9 @@ export class RigReport extends Model<InferAttributes<RigReport>, InferCreationAt
   declare longitude: number | null;
 
   static initModel(sequelize: Sequelize): typeof RigReport {
-    RigReport.init(
+    // A subclass per database: two apps in one process (tests) never share a binding.
+    const Bound = class extends RigReport {};
+    Bound.init(
       {
         id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
         rig_id: { type: DataTypes.STRING(63), allowNull: false },
@@ -28,8 +30,8 @@ export class RigReport extends Model<InferAttributes<RigReport>, InferCreationAt
         latitude: { type: DataTypes.DOUBLE, allowNull: true },
         longitude: { type: DataTypes.DOUBLE, allowNull: true },
       },
-      { sequelize, tableName: 'rig_reports', underscored: true, timestamps: false },
+      { sequelize, modelName: 'RigReport', tableName: 'rig_reports', underscored: true, timestamps: false },
     );
-    return RigReport;
+    return Bound;
   }
 }

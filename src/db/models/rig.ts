@@ -20,7 +20,9 @@ export class Rig extends Model<InferAttributes<Rig>, InferCreationAttributes<Rig
   declare updated_at: CreationOptional<Date>;
 
   static initModel(sequelize: Sequelize): typeof Rig {
-    Rig.init(
+    // A subclass per database: two apps in one process (tests) never share a binding.
+    const Bound = class extends Rig {};
+    Bound.init(
       {
         id: { type: DataTypes.STRING(63), primaryKey: true },
         serial: { type: DataTypes.STRING(128), allowNull: false },
@@ -35,8 +37,8 @@ export class Rig extends Model<InferAttributes<Rig>, InferCreationAttributes<Rig
         created_at: DataTypes.DATE,
         updated_at: DataTypes.DATE,
       },
-      { sequelize, tableName: 'rigs', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+      { sequelize, modelName: 'Rig', tableName: 'rigs', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );
-    return Rig;
+    return Bound;
   }
 }

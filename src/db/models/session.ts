@@ -10,7 +10,9 @@ export class Session extends Model<InferAttributes<Session>, InferCreationAttrib
   declare created_at: CreationOptional<Date>;
 
   static initModel(sequelize: Sequelize): typeof Session {
-    Session.init(
+    // A subclass per database: two apps in one process (tests) never share a binding.
+    const Bound = class extends Session {};
+    Bound.init(
       {
         id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
         token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
@@ -19,8 +21,8 @@ export class Session extends Model<InferAttributes<Session>, InferCreationAttrib
         last_used_at: { type: DataTypes.DATE, allowNull: false },
         created_at: DataTypes.DATE,
       },
-      { sequelize, tableName: 'sessions', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: false },
+      { sequelize, modelName: 'Session', tableName: 'sessions', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: false },
     );
-    return Session;
+    return Bound;
   }
 }

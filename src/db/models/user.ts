@@ -16,7 +16,9 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare updated_at: CreationOptional<Date>;
 
   static initModel(sequelize: Sequelize): typeof User {
-    User.init(
+    // A subclass per database: two apps in one process (tests) never share a binding.
+    const Bound = class extends User {};
+    Bound.init(
       {
         id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
         username: { type: DataTypes.STRING(64), allowNull: false },
@@ -29,8 +31,8 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
         created_at: DataTypes.DATE,
         updated_at: DataTypes.DATE,
       },
-      { sequelize, tableName: 'users', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+      { sequelize, modelName: 'User', tableName: 'users', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );
-    return User;
+    return Bound;
   }
 }

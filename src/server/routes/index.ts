@@ -1,11 +1,14 @@
 import type { ServerRoute } from '@hapi/hapi';
 import type { App } from '../../services/app.ts';
+import { objectRoutes } from './objects.ts';
 import { rigPageRoutes } from './rig-page.ts';
 import { rigRoutes } from './rigs.ts';
 import { sessionRoutes } from './sessions.ts';
+import { uploadRoutes } from './uploads.ts';
 import { userRoutes } from './users.ts';
 
 /** Every route, in the order a reader meets them. */
 export function allRoutes(app: App): ServerRoute[] {
-  return [...sessionRoutes(app), ...userRoutes(app), ...rigRoutes(app), ...rigPageRoutes(app)];
+  const embedded = app.storage.driver === 'embedded' ? objectRoutes(app, app.storage) : [];
+  return [...sessionRoutes(app), ...userRoutes(app), ...rigRoutes(app), ...rigPageRoutes(app), ...uploadRoutes(app), ...embedded];
 }

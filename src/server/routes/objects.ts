@@ -1,0 +1,122 @@
+import type { Readable } from 'node:stream';
+import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import type { App } from '../../services/app.ts';
+import type { EmbeddedStorage } from '../../storage/embedded.ts';
+import { renderS3ErrorXml, S3Error } from '../../storage/s3-error.ts';
+
+/** What is left of a refused body is read and dropped up to this much, so the client gets its answer. */
+const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
+const DRAIN_LIMIT_MS = 5000;
+
+/**
+ * Reads and drops the rest of a refused request body. Closing a socket with unread bytes makes the
+ * kernel reset the connection, which can destroy the error answer before the client reads it.
+ * Past the limits the answer goes out anyway and the connection is closed.
+ */
+function drain(body: Readable): Promise<boolean> {
+  if (body.readableEnded || body.destroyed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (complete: boolean) => {
+      clearTimeout(timer);
+      body.removeListener('data', onData);
+      body.removeListener('end', onEnd);
+      body.removeListener('error', onEnd);
+      resolve(complete);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_LIMIT_BYTES) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const timer = setTimeout(() => finish(false), DRAIN_LIMIT_MS);
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onEnd);
+    body.resume();
+  });
+}
+
+function s3Error(h: ResponseToolkit, request: Request, store: EmbeddedStorage, key: string, err: S3Error) {
+  return h
+    .response(renderS3ErrorXml(err, store.resourcePath(key), request.app.requestId))
+    .code(err.status)
+    .type('application/xml');
+}
+
+function signed(request: Request, store: EmbeddedStorage, method: 'PUT' | 'GET' | 'HEAD', key: string): void {
+  store.verifySignedRequest({
+    method,
+    bucket: store.bucket,
+    key,
+    query: request.query as Record<string, string | string[] | undefined>,
+    host: request.headers.host as string | undefined,
+    headers: request.headers as Record<string, string | undefined>,
+  });
+}
+
+/**
+ * The embedded store's object URLs, path-style like MinIO's: `/<bucket>/<key>`, behind the VPN
+ * rule, each request checked against its SigV4 query signature. Errors are S3's XML.
+ */
+export function objectRoutes(app: App, store: EmbeddedStorage): ServerRoute[] {
+  const path = `/${store.bucket}/{key*}`;
+  return [
+    {
+      method: 'PUT',
+      path,
+      options: {
+        auth: false,
+        app: { vpn: 'rig' },
+        payload: {
+          output: 'stream',
+          parse: false,
+          // Rigs send any Content-Type (or none): the bytes are stored as they are.
+          allow: undefined,
+          maxBytes: app.config.storage.max_upload_size,
+          timeout: false,
+        },
+        timeout: { socket: false },
+        handler: async (request, h) => {
+          const key = String(request.params.key ?? '');
+          try {
+            signed(request, store, 'PUT', key);
+            const info = await app.uploads.receive(key, request.payload as Readable);
+            return h.response('').code(200).header('etag', `"${info.etag}"`);
+          } catch (err) {
+            if (!(err instanceof S3Error)) throw err;
+            const drained = await drain(request.payload as Readable);
+            const res = s3Error(h, request, store, key, err);
+            return drained ? res : res.header('connection', 'close');
+          }
+        },
+      },
+    },
+    {
+      method: 'GET',
+      path,
+      options: {
+        auth: false,
+        app: { vpn: 'rig' },
+        handler: async (request, h) => {
+          const key = String(request.params.key ?? '');
+          try {
+            signed(request, store, request.method === 'head' ? 'HEAD' : 'GET', key);
+            const info = await store.stat(key);
+            if (!info) throw new S3Error('NoSuchKey', 'The specified key does not exist.');
+            const body = await store.read(key);
+            return h
+              .response(body)
+              .type('application/octet-stream')
+              .header('content-length', String(info.size))
+              .header('etag', `"${info.etag}"`)
+              .header('last-modified', info.lastModified.toUTCString());
+          } catch (err) {
+            if (err instanceof S3Error) return s3Error(h, request, store, key, err);
+            throw err;
+          }
+        },
+      },
+    },
+  ];
+}

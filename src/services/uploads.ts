@@ -1,0 +1,219 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { Op, type Transaction } from 'sequelize';
+import type { Config } from '../config/schema.ts';
+import type { Batcher, Database } from '../db/index.ts';
+import type { Upload, UploadState } from '../db/models/upload.ts';
+import type { Logger } from '../log.ts';
+import type { ObjectInfo } from '../storage/contract.ts';
+import type { Storage } from '../storage/index.ts';
+import { S3Error } from '../storage/s3-error.ts';
+import { UploadProgress } from './upload-progress.ts';
+import { parseUploadRequest } from './upload-rules.ts';
+
+/** What uploads need to know about rigs. */
+export interface RigDirectory {
+  /** Id of the rig whose reports come from this VPN address, or null. */
+  findByVpnAddress(address: string): Promise<string | null>;
+  /** Makes `project` the rig's current project, inherited by its later captures. */
+  setCurrentProject(rigId: string, project: string, t: Transaction): Promise<void>;
+}
+
+/** The seed's upload reservation body. */
+export interface Reservation {
+  success: true;
+  url: string;
+  exists: boolean;
+  size: number | null;
+  id: number;
+}
+
+export interface UploadView {
+  id: number;
+  rig_id: string | null;
+  key: string;
+  project: string | null;
+  state: UploadState;
+  size: number;
+  bytes_seen: number;
+  etag: string | null;
+  created_at: string;
+  url_expires_at: string;
+  completed_at: string | null;
+}
+
+export type UploadedListener = (upload: Upload) => Promise<void> | void;
+
+interface NewUpload {
+  rigId: string | null;
+  peer: string;
+  key: string;
+  size: number;
+  project: string | null;
+  expiresAt: Date;
+}
+
+export class UploadService {
+  readonly progress: UploadProgress;
+  readonly #listeners: UploadedListener[] = [];
+  readonly #create: Batcher<NewUpload, Upload>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly storage: Storage,
+    private readonly rigs: RigDirectory,
+    private readonly config: Readonly<Config>,
+    private readonly log: Logger,
+  ) {
+    this.progress = new UploadProgress(db);
+    // Reservations are hot (every rig asks before every file): group-committed like reports.
+    this.#create = db.writes.batcher(async (items, t) => {
+      const created: Upload[] = [];
+      for (const item of items) {
+        if (item.rigId && item.project) await rigs.setCurrentProject(item.rigId, item.project, t);
+        created.push(
+          await db.models.Upload.create(
+            {
+              rig_id: item.rigId,
+              peer_address: item.peer,
+              key: item.key,
+              expected_size: item.size,
+              project: item.project,
+              url_expires_at: item.expiresAt,
+              next_check_at: storage.driver === 'embedded' ? null : new Date(),
+            },
+            { transaction: t },
+          ),
+        );
+      }
+      return created;
+    });
+  }
+
+  /** Runs after an upload is stored (embedded PUT, storage poll, or storage event). */
+  onUploaded(listener: UploadedListener): void {
+    this.#listeners.push(listener);
+  }
+
+  /**
+   * GET /api/v1/rigs/upload: records that the rig at `peer` will upload `key` of `size` bytes and
+   * returns a signed PUT URL, even when the object exists (so it can be overwritten).
+   */
+  async reserve(query: { key?: unknown; size?: unknown; project?: unknown }, peer: string): Promise<Reservation> {
+    const req = parseUploadRequest(query, this.config.storage.max_upload_size);
+    const ttl = this.config.storage.upload_url_ttl;
+    const [existing, url, rigId] = await Promise.all([
+      this.storage.stat(req.key),
+      this.storage.presignPut(req.key, ttl),
+      this.rigs.findByVpnAddress(peer),
+    ]);
+    const upload = await this.#create.submit({
+      rigId,
+      peer,
+      key: req.key,
+      size: req.size,
+      project: req.project,
+      expiresAt: new Date(Date.now() + ttl * 1000),
+    });
+    return {
+      success: true,
+      url,
+      exists: existing !== null && existing.size === req.size,
+      size: existing ? existing.size : null,
+      id: upload.id,
+    };
+  }
+
+  /** The reservation a signed PUT for `key` belongs to: the newest one whose URL is still valid. */
+  async reservationFor(key: string): Promise<Upload | null> {
+    return this.db.models.Upload.findOne({
+      where: { key, url_expires_at: { [Op.gt]: new Date() }, state: { [Op.ne]: 'expired' } },
+      order: [['id', 'DESC']],
+    });
+  }
+
+  /**
+   * The embedded store's PUT: streams `body` into storage, refusing any length but the reserved
+   * size, with progress visible while bytes arrive. The signature was checked by the caller.
+   */
+  async receive(key: string, body: Readable): Promise<ObjectInfo> {
+    const store = this.storage;
+    // The object routes exist only with the embedded store.
+    if (store.driver !== 'embedded') throw new Error('receive() needs the embedded store');
+    const upload = await this.reservationFor(key);
+    if (!upload) {
+      body.resume();
+      throw new S3Error('AccessDenied', 'No upload is reserved for this key; ask GET /api/v1/rigs/upload first');
+    }
+    this.progress.set(upload.id, 0);
+    try {
+      // The store gets a copy of the stream: a refused body must not destroy the request's
+      // socket, so that the client still reads its S3 error (the route drains the rest).
+      const copy = new PassThrough();
+      body.pipe(copy);
+      const info = await store.putObject(key, copy, {
+        expectedSize: upload.expected_size,
+        onProgress: (bytes) => this.progress.set(upload.id, bytes),
+      });
+      await this.#complete(upload, info);
+      return info;
+    } finally {
+      await this.progress.done(upload.id);
+    }
+  }
+
+  /**
+   * Storage says `key` now holds `info` (a poll or a storage event): completes the reservations of
+   * that key waiting for that size. Returns the uploads completed.
+   */
+  async observe(key: string, info: ObjectInfo): Promise<Upload[]> {
+    const waiting = await this.db.models.Upload.findAll({
+      where: { key, state: 'reserved', expected_size: info.size },
+    });
+    for (const upload of waiting) await this.#complete(upload, info);
+    return waiting;
+  }
+
+  async #complete(upload: Upload, info: ObjectInfo): Promise<void> {
+    const done = await this.db.writes.run(async (t) => {
+      const [count] = await this.db.models.Upload.update(
+        { state: 'uploaded', bytes_seen: info.size, etag: info.etag, completed_at: new Date(), next_check_at: null },
+        { where: { id: upload.id, state: { [Op.ne]: 'uploaded' } }, transaction: t },
+      );
+      return count;
+    });
+    await upload.reload();
+    if (done === 0 && upload.etag === info.etag) return;
+    for (const listener of this.#listeners) {
+      try {
+        await listener(upload);
+      } catch (err) {
+        this.log.error('upload listener failed', { upload_id: upload.id, key: upload.key, error: String(err) });
+      }
+    }
+  }
+
+  async list(opts: { limit?: number; state?: UploadState } = {}): Promise<UploadView[]> {
+    const rows = await this.db.models.Upload.findAll({
+      where: opts.state ? { state: opts.state } : {},
+      order: [['id', 'DESC']],
+      limit: Math.min(Math.max(opts.limit ?? 50, 1), 1000),
+    });
+    return rows.map((u) => this.view(u));
+  }
+
+  view(u: Upload): UploadView {
+    return {
+      id: u.id,
+      rig_id: u.rig_id,
+      key: u.key,
+      project: u.project,
+      state: u.state,
+      size: Number(u.expected_size),
+      bytes_seen: this.progress.get(u.id) ?? Number(u.bytes_seen),
+      etag: u.etag,
+      created_at: u.created_at.toISOString(),
+      url_expires_at: u.url_expires_at.toISOString(),
+      completed_at: u.completed_at ? u.completed_at.toISOString() : null,
+    };
+  }
+}
