@@ -88,6 +88,25 @@ test('reserve, PUT with curl, reserve again: exists and size as the seed says', 
   t.equal(other.size, f.size, 'with the stored size');
 });
 
+test('uploads are linked to the rig reporting from the same VPN address; project becomes its current one', async (t) => {
+  const report = await net.request('inside', {
+    url: `http://${GW}:${port}/api/v1/rigs/rig7`,
+    method: 'PUT',
+    headers: { host: `${GW}:${port}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'rig_serial=SN7&gpsd_latitude=52.1&gpsd_longitude=4.3&local_ip=192.168.1.7&software_version=1.2&git_branch=main',
+  });
+  t.equal(report.status, 200, 'rig7 reports from 10.144.71.2');
+  const res = (await reserve('key=rig7/survey.sqlite&size=5&project=North-Sea')).json();
+  const upload = await s.app.db.models.Upload.findByPk(res.id);
+  t.equal(upload?.rig_id, 'rig7', 'upload linked to rig7');
+  t.equal(upload?.peer_address, '10.144.71.2', 'peer address normalised from ::ffff:');
+  const rig = await s.app.db.models.Rig.findByPk('rig7');
+  t.equal(rig?.current_project, 'north-sea', "the rig's current project");
+  const next = (await reserve('key=rig7/later.sqlite&size=5')).json();
+  t.equal((await s.app.db.models.Upload.findByPk(next.id))?.project, null, 'no project given: none recorded on the upload');
+  t.equal((await s.app.db.models.Rig.findByPk('rig7'))?.current_project, 'north-sea', 'and the rig keeps its project');
+});
+
 test('refused PUTs store nothing', async (t) => {
   const f = file('cap2.sqlite', 2048);
   const { url } = (await reserve(`key=rig7/cap2.sqlite&size=${f.size}`)).json();

@@ -4,6 +4,7 @@ import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
 import type { RigView } from '../../services/rigs.ts';
 import { printJson, withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
+import { renderTable } from '../table.ts';
 
 interface RigsOptions {
   json?: boolean;
@@ -36,7 +37,5 @@ export async function rigsCommand(opts: RigsOptions, cmd: Command): Promise<void
   }
   // Rig-reported text holds no control characters (validated on report), so it is safe on a terminal.
   const now = new Date();
-  const lines = [['STATUS', 'ID', 'LAN IP', 'VPN ADDRESS', 'BRANCH (VERSION)', 'LAST REPORT', 'PROJECT'], ...rigs.map((r) => row(r, now))];
-  const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => l[i].length)));
-  for (const l of lines) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()}\n`);
+  process.stdout.write(renderTable(['STATUS', 'ID', 'LAN IP', 'VPN ADDRESS', 'BRANCH (VERSION)', 'LAST REPORT', 'PROJECT'], rigs.map((r) => row(r, now))));
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { PublicUser } from '../../services/users.ts';
 import { printJson, withApp } from '../context.ts';
 import { obtainPassword } from '../password-input.ts';
+import { renderTable } from '../table.ts';
 
 interface AddOptions {
   email: string;
@@ -28,9 +29,8 @@ export async function userList(opts: { json?: boolean }, cmd: Command): Promise<
     process.stdout.write('no users: add one with  rigd user add NAME --email EMAIL\n');
     return;
   }
-  const lines = [['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'CREATED'], ...users.map((u) => [u.id, u.username, u.email, u.admin ? 'yes' : '', u.created_at.toISOString().slice(0, 19).replace('T', ' ')])];
-  const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => l[i].length)));
-  for (const l of lines) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()}\n`);
+  const rows = users.map((u) => [u.id, u.username, u.email, u.admin ? 'yes' : '', u.created_at.toISOString().slice(0, 19).replace('T', ' ')]);
+  process.stdout.write(renderTable(['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'CREATED'], rows));
 }
 
 export async function userPasswd(name: string, opts: { passwordStdin?: boolean }, cmd: Command): Promise<void> {

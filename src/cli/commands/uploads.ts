@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { formatDistance } from 'date-fns';
+import type { UploadState } from '../../db/models/upload.ts';
+import type { UploadView } from '../../services/uploads.ts';
+import { printJson, withApp } from '../context.ts';
+import { UsageError } from '../fail.ts';
+import { renderTable } from '../table.ts';
+
+const STATES: UploadState[] = ['reserved', 'uploaded', 'expired'];
+
+interface UploadsOptions {
+  json?: boolean;
+  state?: string;
+  limit?: string;
+}
+
+export function progressText(u: UploadView): string {
+  if (u.size === 0) return u.state === 'uploaded' ? '100%' : '0%';
+  return `${Math.floor((u.bytes_seen / u.size) * 100)}%`;
+}
+
+function row(u: UploadView, now: Date): string[] {
+  return [
+    String(u.id),
+    u.state,
+    u.rig_id ?? '-',
+    u.key,
+    String(u.size),
+    progressText(u),
+    u.project ?? '',
+    formatDistance(new Date(u.created_at), now, { addSuffix: true }),
+  ];
+}
+
+/** `rigd uploads [--json] [--state S] [--limit N]`: recent uploads, newest first, with progress. */
+export async function uploadsCommand(opts: UploadsOptions, cmd: Command): Promise<void> {
+  if (opts.state !== undefined && !(STATES as string[]).includes(opts.state)) {
+    throw new UsageError(`--state must be one of ${STATES.join(', ')}, got "${opts.state}"`);
+  }
+  if (opts.limit !== undefined && !/^[1-9]\d{0,3}$/.test(opts.limit)) throw new UsageError('--limit must be 1-9999');
+  const uploads = await withApp(cmd, (app) =>
+    app.uploads.list({ state: opts.state as UploadState | undefined, limit: opts.limit ? Number(opts.limit) : 50 }),
+  );
+  if (opts.json) return printJson(uploads);
+  if (uploads.length === 0) {
+    process.stdout.write('no uploads yet\n');
+    return;
+  }
+  const now = new Date();
+  process.stdout.write(renderTable(['ID', 'STATE', 'RIG', 'KEY', 'SIZE', 'PROGRESS', 'PROJECT', 'RESERVED'], uploads.map((u) => row(u, now))));
+}

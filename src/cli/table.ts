@@ -1,0 +1,6 @@
+/** A plain text table: a header row then data rows, columns padded, no trailing spaces. */
+export function renderTable(header: string[], rows: string[][]): string {
+  const lines = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? '').length)));
+  return lines.map((l) => `${l.map((c, i) => (c ?? '').padEnd(widths[i])).join('  ').trimEnd()}\n`).join('');
+}

@@ -1,0 +1,67 @@
+// Uploads with the minio driver: rigs PUT straight to the S3 peer and the monitor notices the
+// object. The rig endpoints stay behind the VPN rule; here vpn.cidr is 127.0.0.0/8 so loopback
+// clients count as rigs (the network-namespace tests cover the rule itself).
+import test from 'tape';
+import { http } from '../helpers/http.ts';
+import { startS3Peer } from '../helpers/s3-peer.ts';
+import { startServer } from '../helpers/server.ts';
+import { closedPort } from '../helpers/storage.ts';
+
+const LOOPBACK_VPN = { host: 'vpn.rigs.internal', cidr: '127.0.0.0/8' };
+
+test('minio driver: reserve, PUT to MinIO, the monitor marks the upload uploaded', async (t) => {
+  const peer = await startS3Peer();
+  const s = await startServer({
+    vpn: LOOPBACK_VPN,
+    storage: {
+      driver: 'minio',
+      minio: { endpoint: peer.endpoint, port: peer.port, access_key: peer.accessKey, secret_key: peer.secretKey, public_endpoint: `localhost:${peer.port}`, timeout_ms: 3000 },
+    },
+  });
+  try {
+    const reserve = (size: number) => http(`${s.url}/api/v1/rigs/upload?key=rig3/cap.sqlite&size=${size}`, { headers: { host: '127.0.0.1' } });
+    const res = await reserve(11);
+    t.equal(res.status, 200, `reserve: 200 ${res.text.slice(0, 120)}`);
+    const { url, id, exists } = res.json();
+    t.equal(exists, false);
+    t.ok(url.startsWith(`http://localhost:${peer.port}/captures/rig3/cap.sqlite?`), 'signed for the public endpoint, path-style');
+    t.match(url, /X-Amz-Expires=900/);
+    const put = await http(url, { method: 'PUT', body: 'hello rigs!' });
+    t.equal(put.status, 200, 'PUT straight to storage');
+    let state = '';
+    for (let i = 0; i < 40 && state !== 'uploaded'; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      state = String((await s.app.db.models.Upload.findByPk(id))?.state);
+    }
+    t.equal(state, 'uploaded', 'the monitor saw the object (storage polling)');
+    const row = await s.app.db.models.Upload.findByPk(id);
+    t.equal(Number(row?.bytes_seen), 11, 'bytes seen');
+    t.match(String(row?.etag), /^[0-9a-f]{32}$/, 'etag recorded');
+    const again = (await reserve(11)).json();
+    t.deepEqual([again.exists, again.size], [true, 11], 'reserve again: exists with its size');
+  } finally {
+    await s.close();
+    await peer.close();
+  }
+});
+
+test('storage down: 503 storage_unavailable quickly, and the server keeps serving', async (t) => {
+  const port = await closedPort();
+  const s = await startServer({
+    vpn: LOOPBACK_VPN,
+    storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'k', secret_key: 's', timeout_ms: 1000 } },
+  });
+  try {
+    const started = Date.now();
+    const res = await http(`${s.url}/api/v1/rigs/upload?key=a.sqlite&size=1`, { headers: { host: '127.0.0.1' } });
+    const ms = Date.now() - started;
+    t.equal(res.status, 503);
+    t.equal(res.json().error.code, 'storage_unavailable');
+    t.ok(ms < 5000, `answered in ${ms} ms`);
+    t.equal(await s.app.db.models.Upload.count(), 0, 'no reservation recorded');
+    const other = await http(`${s.url}/api/v1/sessions`, { json: { login: 'x', password: 'y' } });
+    t.equal(other.status, 401, 'other endpoints still answer');
+  } finally {
+    await s.close();
+  }
+});
