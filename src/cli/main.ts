@@ -66,6 +66,13 @@ export function buildProgram(): Command {
     .option('--status <status>', 'only rigs with this status: online, stale or offline')
     .action(lazy(() => import('./commands/rigs.ts'), (m) => m.rigsCommand));
 
+  sub('uploads')
+    .description('recent rig uploads, newest first, with their state and progress')
+    .option('--json', 'JSON only')
+    .option('--state <state>', 'only uploads in this state: reserved, uploaded or expired')
+    .option('--limit <n>', 'how many (default 50)')
+    .action(lazy(() => import('./commands/uploads.ts'), (m) => m.uploadsCommand));
+
   sub('migrate')
     .description('create or upgrade the database (serve does this on start)')
     .option('--json', 'JSON only')

@@ -4,6 +4,7 @@ import { silentLogger, type Logger } from '../log.ts';
 import { createStorage, type Storage } from '../storage/index.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Passwords } from './passwords.ts';
+import { BucketCheck } from './bucket-check.ts';
 import { rigDirectory } from './rig-directory.ts';
 import { RigService } from './rigs.ts';
 import { SessionService } from './sessions.ts';
@@ -55,7 +56,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   });
   const uploads = new UploadService(db, storage, rigDirectory(db), config, log);
 
-  const background: BackgroundTask[] = [new UploadMonitor(db, storage, uploads, log), rigs.retention];
+  const background: BackgroundTask[] = [new BucketCheck(storage, log), new UploadMonitor(db, storage, uploads, log), rigs.retention];
   let started: BackgroundTask[] = [];
   let closed = false;
   return {
@@ -68,7 +69,6 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     rigs,
     uploads,
     async start() {
-      await storage.ensureBucket();
       for (const task of background) {
         await task.start();
         started.push(task);
