@@ -73,6 +73,22 @@ export function buildProgram(): Command {
     .option('--limit <n>', 'how many (default 50)')
     .action(lazy(() => import('./commands/uploads.ts'), (m) => m.uploadsCommand));
 
+  sub('captures')
+    .description('capture files and their ingestion, newest first')
+    .option('--json', 'JSON only')
+    .option('--state <state>', 'only captures in this state: queued, ingesting, ingested or failed')
+    .option('--rig <id>', 'only captures of this rig')
+    .option('--project <slug>', 'only captures of this project')
+    .option('--limit <n>', 'how many (default 50)')
+    .action(lazy(() => import('./commands/captures.ts'), (m) => m.capturesCommand));
+
+  sub('ingest')
+    .description('queue a capture file in storage for ingestion (rigd serve ingests it)')
+    .argument('<url-or-key>', 'an object URL of this storage, or a key in the bucket')
+    .option('--wait', 'show progress until it is ingested (exit 0) or failed (exit 1)')
+    .option('--json', 'print the capture as JSON only')
+    .action(lazy(() => import('./commands/ingest.ts'), (m) => m.ingestCommand));
+
   sub('migrate')
     .description('create or upgrade the database (serve does this on start)')
     .option('--json', 'JSON only')

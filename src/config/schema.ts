@@ -46,6 +46,8 @@ export interface Config {
     auto_enqueue: boolean;
     /** Milliseconds an ingest job may run before it is stopped. */
     job_timeout_ms: number;
+    /** Most bytes per second one ingest job reads from storage; 0 = no limit. */
+    read_bytes_per_s: number;
   };
   rigs: { online_after_s: number; offline_after_s: number; history_retention_days: number };
   auth: {
@@ -110,6 +112,7 @@ export const configSchema = Joi.object<Config>({
     webhook_token: Joi.string().allow('').default(''),
     auto_enqueue: Joi.boolean().default(true),
     job_timeout_ms: positiveInt.default(10 * 60 * 1000),
+    read_bytes_per_s: Joi.number().integer().min(0).default(0),
   }).default(),
   rigs: Joi.object({
     online_after_s: positiveInt.default(300),

@@ -7,6 +7,7 @@ import { registerHeaders } from './ext/headers.ts';
 import { registerRequestContext } from './ext/request-context.ts';
 import { registerVpnGuard } from './ext/vpn-guard.ts';
 import { registerAuth } from './plugins/auth.ts';
+import { registerWebhookAuth } from './plugins/webhook-auth.ts';
 import { allRoutes } from './routes/index.ts';
 import './types.ts';
 import { failAction } from './validation.ts';
@@ -43,6 +44,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   registerHeaders(server);
   const cookieSecret = config.server.cookie_secret || loadOrCreateSecret(config.data_dir, 'cookie-secret');
   await registerAuth(server, app, cookieSecret);
+  registerWebhookAuth(server, app);
   await registerViews(server);
   server.route(allRoutes(app));
   await server.initialize();

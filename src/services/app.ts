@@ -2,6 +2,8 @@ import type { Config } from '../config/schema.ts';
 import { openDatabase, type Database } from '../db/index.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { createStorage, type Storage } from '../storage/index.ts';
+import { CaptureWorker } from '../ingest/capture-worker.ts';
+import { CaptureService } from './captures.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Passwords } from './passwords.ts';
 import { BucketCheck } from './bucket-check.ts';
@@ -28,6 +30,7 @@ export interface App {
   sessions: SessionService;
   rigs: RigService;
   uploads: UploadService;
+  captures: CaptureService;
   /** Starts the background tasks (only `rigd serve` does). */
   start(): Promise<void>;
   /** Stops background work, waits for queued writes, closes the database. */
@@ -55,8 +58,12 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
   const uploads = new UploadService(db, storage, rigDirectory(db), config, log);
+  const captures = new CaptureService(db, storage, config, log, (key, info) => uploads.observe(key, info));
+  uploads.onUploaded((upload) => captures.onUploaded(upload));
 
   const background: BackgroundTask[] = [new BucketCheck(storage, log), new UploadMonitor(db, storage, uploads, log), rigs.retention];
+  // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
+  background.push(new CaptureWorker(db, storage, config, log));
   let started: BackgroundTask[] = [];
   let closed = false;
   return {
@@ -68,6 +75,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     sessions,
     rigs,
     uploads,
+    captures,
     async start() {
       for (const task of background) {
         await task.start();

@@ -2,10 +2,11 @@ import { usersAndSessions } from './20261122-0001-users-and-sessions.ts';
 import { rigs } from './20261122-0002-rigs.ts';
 import { jobs } from './20261122-0003-jobs.ts';
 import { uploads } from './20261122-0004-uploads.ts';
+import { captures } from './20261122-0005-captures.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, oldest first. An explicit list (no directory scan) so the built program
  * finds them wherever it is installed. Append new ones; never edit one that has shipped.
  */
-export const migrations: Migration[] = [usersAndSessions, rigs, jobs, uploads];
+export const migrations: Migration[] = [usersAndSessions, rigs, jobs, uploads, captures];

@@ -5,6 +5,7 @@ import { Job } from './job.ts';
 import { Rig } from './rig.ts';
 import { RigReport } from './rig-report.ts';
 import { Upload } from './upload.ts';
+import { Capture } from './capture.ts';
 
 /** Every model, initialised on one Sequelize instance. */
 export function initModels(sequelize: Sequelize) {
@@ -15,6 +16,7 @@ export function initModels(sequelize: Sequelize) {
     Rig: Rig.initModel(sequelize),
     RigReport: RigReport.initModel(sequelize),
     Upload: Upload.initModel(sequelize),
+    Capture: Capture.initModel(sequelize),
   };
   models.Session.belongsTo(models.User, { foreignKey: 'user_id', as: 'user', onDelete: 'CASCADE' });
   return models;
@@ -25,3 +27,4 @@ export { Session, User };
 export { Job };
 export { Rig, RigReport };
 export { Upload };
+export { Capture };

@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import { formatDistance } from 'date-fns';
+import { CAPTURE_STATES } from '../../db/models/capture.ts';
+import type { CaptureView } from '../../services/captures.ts';
+import { printJson, withApp } from '../context.ts';
+import { UsageError } from '../fail.ts';
+import { renderTable } from '../table.ts';
+
+interface CapturesOptions {
+  json?: boolean;
+  state?: string;
+  rig?: string;
+  project?: string;
+  limit?: string;
+}
+
+/** Keys and errors come from rigs and files: control characters are shown escaped, never sent to the terminal. */
+export function safeText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+export function summary(c: CaptureView): string {
+  if (c.state === 'ingested' && c.tables) {
+    const rows = c.tables.reduce((n, t) => n + t.rows, 0);
+    return `${c.tables.length} tables, ${rows} rows`;
+  }
+  if (c.state === 'failed' || (c.state === 'queued' && c.last_error)) return safeText(`${c.error_code ?? 'error'}: ${c.last_error ?? ''}`);
+  if (c.state === 'ingesting' && c.progress) return progressLine(c);
+  return '';
+}
+
+/** "download 1048576/4194304 bytes (25%)" or "inspect:quick_check". */
+export function progressLine(c: CaptureView): string {
+  const p = c.progress;
+  if (!p) return c.state;
+  if (p.step === 'download' && p.total) return `download ${p.bytes}/${p.total} bytes (${Math.floor((p.bytes / p.total) * 100)}%)`;
+  if (p.step === 'download') return `download ${p.bytes} bytes`;
+  return p.step;
+}
+
+function row(c: CaptureView, now: Date): string[] {
+  return [
+    String(c.id),
+    c.state,
+    c.rig_id ?? '-',
+    c.project ?? '',
+    safeText(c.key),
+    c.size === null ? '' : String(c.size),
+    String(c.attempts),
+    formatDistance(new Date(c.updated_at), now, { addSuffix: true }),
+    summary(c),
+  ];
+}
+
+/** `rigd captures [--json] [--state S] [--rig R] [--project P] [--limit N]`: captures, newest first. */
+export async function capturesCommand(opts: CapturesOptions, cmd: Command): Promise<void> {
+  if (opts.state !== undefined && !(CAPTURE_STATES as readonly string[]).includes(opts.state)) {
+    throw new UsageError(`--state must be one of ${CAPTURE_STATES.join(', ')}, got "${opts.state}"`);
+  }
+  if (opts.limit !== undefined && !/^[1-9]\d{0,2}$/.test(opts.limit)) throw new UsageError('--limit must be 1-500');
+  const page = await withApp(cmd, (app) =>
+    app.captures.list({ state: opts.state, rig: opts.rig, project: opts.project, limit: opts.limit ? Number(opts.limit) : 50 }),
+  );
+  if (opts.json) return printJson(page.captures);
+  if (page.captures.length === 0) {
+    process.stdout.write('no captures yet\n');
+    return;
+  }
+  const now = new Date();
+  process.stdout.write(
+    renderTable(['ID', 'STATE', 'RIG', 'PROJECT', 'KEY', 'SIZE', 'ATTEMPTS', 'UPDATED', 'RESULT'], page.captures.map((c) => row(c, now))),
+  );
+}

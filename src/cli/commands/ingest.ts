@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DomainError } from '../../errors.ts';
+import type { CaptureView } from '../../services/captures.ts';
+import { printJson, withApp } from '../context.ts';
+import { progressLine, safeText, summary } from './captures.ts';
+
+interface IngestOptions {
+  wait?: boolean;
+  json?: boolean;
+}
+
+const POLL_MS = 250;
+/** With --wait, say once that nothing has picked the job up after this long (is rigd serve running?). */
+const HINT_AFTER_MS = 5000;
+
+/** The capture ended failed: the command exits 1 with this one line. */
+class CaptureFailed extends DomainError {
+  constructor(c: CaptureView) {
+    super('unprocessable', 'capture_failed', `capture ${c.id} failed: ${summary(c)}`);
+  }
+}
+
+/**
+ * `rigd ingest URL|KEY [--wait] [--json]`: queues a capture file through the same service as the
+ * webhook (a failed capture of the same version is queued again). `rigd serve` ingests it; --wait
+ * prints progress until it is ingested (exit 0) or failed (exit 1).
+ */
+export async function ingestCommand(target: string, opts: IngestOptions, cmd: Command): Promise<void> {
+  const out = (line: string) => {
+    if (!opts.json) process.stdout.write(`${line}\n`);
+  };
+  const final = await withApp(cmd, async (app) => {
+    const q = await app.captures.queueTarget(target, { retryFailed: true });
+    let c = q.capture;
+    const what = `capture ${c.id} (${safeText(c.key)})`;
+    out(q.created ? `${what} queued` : q.queued ? `${what} is already queued` : `${what} is already ${c.state}`);
+    if (!opts.wait) return c;
+    const started = Date.now();
+    let last = '';
+    let hinted = false;
+    while (c.state === 'queued' || c.state === 'ingesting') {
+      const line = c.state === 'queued' ? (c.last_error ? `queued (retrying after: ${summary(c)})` : 'queued') : progressLine(c);
+      if (line !== last) out(`capture ${c.id}: ${line}`);
+      last = line;
+      if (!hinted && c.state === 'queued' && c.attempts === 0 && Date.now() - started > HINT_AFTER_MS) {
+        hinted = true;
+        process.stderr.write('rigd: still waiting: rigd serve ingests queued captures; is it running on this data_dir?\n');
+      }
+      await sleep(POLL_MS);
+      c = await app.captures.get(c.id);
+    }
+    return c;
+  });
+  if (opts.json) printJson(final);
+  if (!opts.wait) return;
+  if (final.state === 'failed') throw new CaptureFailed(final);
+  out(`capture ${final.id} ingested: ${summary(final)}, sha256 ${final.sha256}`);
+}

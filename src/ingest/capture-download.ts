@@ -1,0 +1,83 @@
+/**
+ * Copies one stored object to a local file through the storage driver: streamed (memory stays
+ * flat), hashed on the way (SHA-256 for the record, MD5 to prove the bytes are the notified
+ * version), stopped as soon as it is longer than the cap, paced when a read rate is set, and
+ * abortable. The caller owns the file and removes it.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** The object is longer than the cap: refused, whatever storage said its size was. */
+export class ObjectTooLarge extends Error {
+  override name = 'ObjectTooLarge';
+  constructor(readonly maxBytes: number) {
+    super(`Capture is larger than the limit of ${maxBytes} bytes (reading stopped there).`);
+  }
+}
+
+export interface DownloadOptions {
+  maxBytes: number;
+  /** Bytes per second at most; 0 = no limit. */
+  bytesPerSecond?: number;
+  signal?: AbortSignal;
+  /** Called with the bytes copied so far (often: throttle on the receiving side). */
+  onBytes?: (bytes: number) => void;
+}
+
+export interface Downloaded {
+  bytes: number;
+  sha256: string;
+  md5: string;
+}
+
+class Meter extends Transform {
+  bytes = 0;
+  readonly #sha = createHash('sha256');
+  readonly #md5 = createHash('md5');
+  readonly #started = Date.now();
+
+  constructor(private readonly opts: DownloadOptions) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.opts.maxBytes) {
+      done(new ObjectTooLarge(this.opts.maxBytes));
+      return;
+    }
+    this.#sha.update(chunk);
+    this.#md5.update(chunk);
+    this.opts.onBytes?.(this.bytes);
+    const rate = this.opts.bytesPerSecond ?? 0;
+    const ahead = rate > 0 ? (this.bytes / rate) * 1000 - (Date.now() - this.#started) : 0;
+    if (ahead > 1) {
+      sleep(ahead, undefined, { signal: this.opts.signal }).then(
+        () => done(null, chunk),
+        (err: unknown) => done(err as Error),
+      );
+    } else {
+      done(null, chunk);
+    }
+  }
+
+  digests(): { sha256: string; md5: string } {
+    return { sha256: this.#sha.digest('hex'), md5: this.#md5.digest('hex') };
+  }
+}
+
+/** Streams `source` into `file` (created, must not exist). Rejects with ObjectTooLarge past the cap. */
+export async function downloadTo(source: Readable, file: string, opts: DownloadOptions): Promise<Downloaded> {
+  const meter = new Meter(opts);
+  try {
+    await pipeline(source, meter, createWriteStream(file, { flags: 'wx', mode: 0o600 }), { signal: opts.signal });
+  } catch (err) {
+    if (!source.destroyed) source.destroy();
+    throw err;
+  }
+  return { bytes: meter.bytes, ...meter.digests() };
+}

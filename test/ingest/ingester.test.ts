@@ -1,0 +1,163 @@
+// The ingester end to end on the embedded store: real capture files with thousands of rows are
+// ingested with their tables and row counts; broken and hostile files each end failed with a
+// clear reason while the worker keeps going; a file past the cap is refused while it is read.
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import test from 'tape';
+import { downloadTo, ObjectTooLarge } from '../../src/ingest/capture-download.ts';
+import { ingestTmpDir } from '../../src/ingest/capture-worker.ts';
+import { putFile, settled } from '../helpers/captures.ts';
+import { corruptPage, makeCapture, makeHostileCapture, makeHugeRowCapture, sha256File, truncateCopy, type HostileKind } from '../helpers/capture-files.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+const MiB = 1024 * 1024;
+const files = tmpDir();
+let s: TestServer;
+
+test('setup', async (t) => {
+  s = await startServer({ storage: { max_upload_size: 20 * MiB }, ingest: { concurrency: 2 } });
+  t.pass('server with a 20 MiB cap');
+});
+
+test('a real capture: ingested with its tables, columns and row counts, size and sha256', async (t) => {
+  const file = path.join(files, 'good.sqlite');
+  const made = await makeCapture(file);
+  t.ok(made.tables.reduce((n, x) => n + x.rows, 0) >= 9000, 'thousands of rows in several tables');
+  const stored = await putFile(s.app, 'rig1/good.sqlite', file);
+  const q = await s.app.captures.queueTarget('rig1/good.sqlite');
+  t.deepEqual([q.created, q.queued, q.capture.state, q.capture.etag], [true, true, 'queued', stored.etag], 'queued with the stored etag');
+  const c = await settled(s.app, q.capture.id);
+  t.equal(c.state, 'ingested', `ingested ${c.last_error ?? ''}`);
+  t.deepEqual(c.tables, made.tables, 'tables, columns and row counts exactly as made');
+  t.deepEqual([c.size, c.sha256], [made.sizeBytes, made.sha256], 'size and sha256 of the file');
+  t.equal(c.page_size, 4096, 'page size');
+  t.equal(c.page_count, made.sizeBytes / 4096, 'page count');
+  t.equal(c.attempts, 1, 'one attempt');
+  t.deepEqual(c.progress, { step: 'done', bytes: made.sizeBytes, total: made.sizeBytes }, 'progress at the end');
+  t.ok(c.started_at && c.finished_at, 'timestamps');
+  const job = await s.app.db.models.Job.findByPk(c.job_id!);
+  t.equal(job?.state, 'done', 'its job is done');
+  const again = await s.app.captures.queueTarget('rig1/good.sqlite', { retryFailed: true });
+  t.deepEqual([again.created, again.queued, again.capture.id], [false, false, c.id], 'the same version again: the same capture, not queued');
+  t.equal(await s.app.db.models.Job.count(), 1, 'no second job');
+  t.deepEqual(readdirSync(ingestTmpDir(s.config)), [], 'no temp file left');
+});
+
+const broken: [string, (file: string) => Promise<unknown>, string, RegExp][] = [
+  ['not SQLite (random bytes)', (f) => makeHostileCapture(f, 'random_bytes'), 'not_sqlite', /not a SQLite database/],
+  ['not SQLite (text)', (f) => makeHostileCapture(f, 'text'), 'not_sqlite', /not a SQLite database/],
+  [
+    'truncated',
+    async (f) => {
+      await makeCapture(`${f}.full`);
+      await truncateCopy(`${f}.full`, f);
+    },
+    'truncated',
+    /truncated/,
+  ],
+  [
+    'corrupt pages',
+    async (f) => {
+      await makeCapture(f);
+      await corruptPage(f);
+    },
+    'corrupt',
+    /./,
+  ],
+  ['a trigger', (f) => makeHostileCapture(f, 'trigger'), 'unsupported_schema', /trigger/i],
+  ['a view calling functions', (f) => makeHostileCapture(f, 'view_functions'), 'unsupported_schema', /view/i],
+  ['a trigger recorded as a table', (f) => makeHostileCapture(f, 'forged_trigger_type' as HostileKind), 'corrupt', /malformed database schema/],
+  ['a CHECK calling a function', (f) => makeHostileCapture(f, 'check_function' as HostileKind), 'unsupported_schema', /function/i],
+  ['a huge row', (f) => makeHugeRowCapture(f, 17 * MiB), 'row_too_large', /larger than the limit/],
+];
+
+test('broken and hostile files: each failed for good with its reason; the worker keeps going', async (t) => {
+  const ids: [string, number, string, RegExp][] = [];
+  for (const [what, make, code, re] of broken) {
+    const file = path.join(files, `${code}-${ids.length}.sqlite`);
+    await make(file);
+    const key = `hostile/${ids.length}.sqlite`;
+    await putFile(s.app, key, file);
+    ids.push([what, (await s.app.captures.queueTarget(key)).capture.id, code, re]);
+  }
+  const good = path.join(files, 'after.sqlite');
+  const made = await makeCapture(good, { tables: [{ name: 't', columns: [{ name: 'a', type: 'INTEGER' }], rows: 2500 }] });
+  await putFile(s.app, 'after.sqlite', good);
+  const after = (await s.app.captures.queueTarget('after.sqlite')).capture.id;
+  for (const [what, id, code, re] of ids) {
+    const c = await settled(s.app, id);
+    t.deepEqual([c.state, c.error_code], ['failed', code], `${what}: failed, ${code}`);
+    t.match(c.last_error ?? '', re, `${what}: ${c.last_error}`);
+    t.equal(c.attempts, 1, `${what}: not retried`);
+    const job = await s.app.db.models.Job.findByPk(c.job_id!);
+    t.equal(job?.state, 'failed', `${what}: its job failed`);
+  }
+  const ok = await settled(s.app, after);
+  t.deepEqual([ok.state, ok.tables], ['ingested', made.tables], 'a good file after them is ingested');
+  t.deepEqual(readdirSync(ingestTmpDir(s.config)), [], 'no temp file left');
+});
+
+test('a file larger than the cap: refused from the size storage reports, and by the reader past the cap', async (t) => {
+  const file = path.join(files, 'big.sqlite');
+  await makeCapture(file, { tables: [{ name: 'big', columns: [{ name: 'b', type: 'BLOB' }], rows: 0 }], extraSql: ['INSERT INTO big SELECT zeroblob(1000000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 21) SELECT i FROM n)'] });
+  await putFile(s.app, 'big.sqlite', file);
+  const c = await settled(s.app, (await s.app.captures.queueTarget('big.sqlite')).capture.id);
+  t.deepEqual([c.state, c.error_code], ['failed', 'too_large'], `failed: too_large (${c.last_error})`);
+  t.match(c.last_error ?? '', /larger than the limit of 20971520 bytes/, 'says the limit');
+
+  // A source that lies about its length: the reader stops just past the cap, whatever storage said.
+  let pulled = 0;
+  const endless = new Readable({
+    read() {
+      pulled += 64 * 1024;
+      this.push(Buffer.alloc(64 * 1024));
+    },
+  });
+  try {
+    await downloadTo(endless, path.join(files, 'endless.bin'), { maxBytes: MiB });
+    t.fail('an endless source must be refused');
+  } catch (err) {
+    t.ok(err instanceof ObjectTooLarge, 'ObjectTooLarge');
+  }
+  t.ok(pulled <= MiB + 64 * 64 * 1024, `stopped reading near the cap (${pulled} bytes pulled)`);
+  t.ok(endless.destroyed, 'source destroyed');
+});
+
+test('downloadTo: hashes while streaming and paces to a read rate', async (t) => {
+  const data = Buffer.alloc(300 * 1024, 7);
+  const started = Date.now();
+  const got = await downloadTo(Readable.from([data.subarray(0, 100 * 1024), data.subarray(100 * 1024, 200 * 1024), data.subarray(200 * 1024)]), path.join(files, 'paced.bin'), {
+    maxBytes: MiB,
+    bytesPerSecond: 1024 * 1024,
+  });
+  const ms = Date.now() - started;
+  t.equal(got.bytes, data.length, 'all bytes');
+  t.equal(got.sha256, createHash('sha256').update(data).digest('hex'), 'sha256');
+  t.equal(got.md5, createHash('md5').update(data).digest('hex'), 'md5');
+  t.ok(ms >= 250, `paced: 300 KiB at 1 MiB/s took ${ms} ms`);
+});
+
+test('an object gone from storage, or overwritten since it was queued: failed, not retried', async (t) => {
+  const file = path.join(files, 'v1.sqlite');
+  await makeCapture(file, { tables: [{ name: 't', columns: [{ name: 'a', type: 'INTEGER' }], rows: 10 }] });
+  const v1 = await putFile(s.app, 'over.sqlite', file);
+  // Queue v1 by a storage event while the runner is busy elsewhere: stop it from claiming by queueing after a v2 overwrite.
+  const file2 = path.join(files, 'v2.sqlite');
+  await makeCapture(file2, { tables: [{ name: 't', columns: [{ name: 'a', type: 'INTEGER' }], rows: 20 }] });
+  await putFile(s.app, 'over.sqlite', file2);
+  const q = await s.app.captures.queueObject({ key: 'over.sqlite', etag: v1.etag, size: v1.size, url: '' });
+  const c = await settled(s.app, q.capture.id);
+  t.deepEqual([c.state, c.error_code], ['failed', 'object_changed'], `v1 after an overwrite: object_changed (${c.last_error})`);
+  const gone = await s.app.captures.queueObject({ key: 'never-stored.sqlite', etag: 'd41d8cd98f00b204e9800998ecf8427e', size: 0, url: '' });
+  const g = await settled(s.app, gone.capture.id);
+  t.deepEqual([g.state, g.error_code], ['failed', 'object_missing'], 'an object that is not there: object_missing');
+  t.equal(await sha256File(file2).then((h) => h.length), 64, 'v2 untouched');
+});
+
+test('teardown', async (t) => {
+  await s.close();
+  t.pass('closed');
+});
