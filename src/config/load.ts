@@ -1,9 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Joi from 'joi';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { ConfigError } from '../errors.ts';
 import { configSchema, type Config } from './schema.ts';
+
+/** The YAML parser loads only when there is a file to parse (loading config stays synchronous). */
+const requireYaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 export const SYSTEM_CONFIG_FILE = '/etc/rigd/config.yaml';
 
@@ -41,7 +44,7 @@ function readFile(file: string): Record<string, unknown> {
   }
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = requireYaml().parse(text);
   } catch (err) {
     const first = String((err as Error).message).split('\n')[0];
     throw new ConfigError(`config: ${file} is not valid YAML: ${first}`);

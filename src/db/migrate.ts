@@ -1,15 +1,19 @@
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
-import type { QueryInterface, Sequelize } from 'sequelize';
-import { SequelizeStorage, Umzug } from 'umzug';
+import { QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
+import type { Umzug } from 'umzug';
 import { migrations } from './migrations/index.ts';
 
-function umzugFor(sequelize: Sequelize): Umzug<QueryInterface> {
+/** The table umzug records applied migrations in. */
+export const MIGRATIONS_TABLE = 'schema_migrations';
+
+/** umzug (and its command-line stack) loads only when a migration has to run or be listed. */
+async function umzugFor(sequelize: Sequelize): Promise<Umzug<QueryInterface>> {
+  const { SequelizeStorage, Umzug } = await import('umzug');
   return new Umzug({
     migrations,
     context: sequelize.getQueryInterface(),
-    storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
+    storage: new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE }),
     logger: undefined,
   });
 }
@@ -19,8 +23,21 @@ export interface MigrationStatus {
   pending: string[];
 }
 
+/**
+ * Names of the known migrations not yet applied, read straight from umzug's table (one indexed read,
+ * no umzug). Works on SQLite and PostgreSQL: a missing table means nothing has been applied.
+ */
+export async function pendingMigrations(sequelize: Sequelize): Promise<string[]> {
+  const tables = (await sequelize.getQueryInterface().showAllTables()) as unknown[];
+  const names = tables.map((t) => (typeof t === 'string' ? t : String((t as { tableName?: string }).tableName)));
+  if (!names.includes(MIGRATIONS_TABLE)) return migrations.map((m) => m.name);
+  const rows = await sequelize.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`, { type: QueryTypes.SELECT });
+  const done = new Set(rows.map((r) => r.name));
+  return migrations.map((m) => m.name).filter((n) => !done.has(n));
+}
+
 export async function migrationStatus(sequelize: Sequelize): Promise<MigrationStatus> {
-  const umzug = umzugFor(sequelize);
+  const umzug = await umzugFor(sequelize);
   const [executed, pending] = await Promise.all([umzug.executed(), umzug.pending()]);
   return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) };
 }
@@ -31,10 +48,12 @@ export async function migrationStatus(sequelize: Sequelize): Promise<MigrationSt
  * Returns the names applied by this call.
  */
 export async function migrate(sequelize: Sequelize, dataDir: string): Promise<string[]> {
-  const umzug = umzugFor(sequelize);
+  if ((await pendingMigrations(sequelize)).length === 0) return [];
+  const umzug = await umzugFor(sequelize);
   if ((await umzug.pending()).length === 0) return [];
   const target = path.join(dataDir, '.migrate');
   closeSync(openSync(target, 'a'));
+  const { default: lockfile } = await import('proper-lockfile');
   const release = await lockfile.lock(target, {
     stale: 10_000,
     retries: { retries: 100, minTimeout: 50, maxTimeout: 250 },

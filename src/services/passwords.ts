@@ -1,4 +1,3 @@
-import bcrypt from 'bcrypt';
 import { InvalidInput } from '../errors.ts';
 
 /** bcrypt reads at most 72 bytes; a longer password would be silently cut, so it is refused. */
@@ -18,6 +17,13 @@ export function checkPasswordRules(password: string): void {
   }
 }
 
+/** bcrypt (a native addon) loads on first use: listing users never hashes. */
+let bcryptModule: Promise<typeof import('bcrypt')> | undefined;
+async function bcrypt(): Promise<typeof import('bcrypt')> {
+  bcryptModule ??= import('bcrypt').then((m) => m.default ?? m);
+  return bcryptModule;
+}
+
 export class Passwords {
   readonly #cost: number;
   #dummy: Promise<string> | null = null;
@@ -26,20 +32,21 @@ export class Passwords {
     this.#cost = cost;
   }
 
-  hash(password: string): Promise<string> {
+  async hash(password: string): Promise<string> {
     checkPasswordRules(password);
-    return bcrypt.hash(password, this.#cost);
+    return (await bcrypt()).hash(password, this.#cost);
   }
 
   /** Compares in bcrypt's constant time; a password over 72 bytes never matches. */
-  verify(password: string, hash: string): Promise<boolean> {
+  async verify(password: string, hash: string): Promise<boolean> {
     if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return this.burn().then(() => false);
-    return bcrypt.compare(password, hash);
+    return (await bcrypt()).compare(password, hash);
   }
 
   /** Spends the time of one verification, so an unknown user looks like a wrong password. */
   async burn(): Promise<void> {
-    this.#dummy ??= bcrypt.hash('rigd-timing-equaliser', this.#cost);
-    await bcrypt.compare('not-the-password', await this.#dummy);
+    const b = await bcrypt();
+    this.#dummy ??= b.hash('rigd-timing-equaliser', this.#cost);
+    await b.compare('not-the-password', await this.#dummy);
   }
 }

@@ -6,11 +6,14 @@
  * Every network call is bounded by `storage.minio.timeout_ms`: a socket that is idle that long is destroyed
  * (connect, headers, or a stalled body), and each call also has an overall deadline. Any failure to reach
  * or use storage becomes Unavailable ('storage_unavailable').
+ *
+ * The `minio` package (and its XML stack) is imported on the first storage call, not when the driver is
+ * built: CLI commands that never touch storage (`rigd user list`) do not pay for loading it.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { Client } from 'minio';
+import type { Client, ClientOptions } from 'minio';
 import type { Config } from '../config/schema.ts';
 import { ConfigError, DomainError, NotFound, Unavailable } from '../errors.ts';
 import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage } from './contract.ts';
@@ -65,8 +68,9 @@ export class MinioStorage implements ObjectStorage {
   readonly internal: PublicBase;
   /** Where rigs reach MinIO (the host presigned URLs carry). */
   readonly public: PublicBase;
-  private readonly client: Client;
-  private readonly presigner: Client;
+  private readonly clientOptions: ClientOptions;
+  private readonly presignerOptions: ClientOptions;
+  #clients: Promise<{ client: Client; presigner: Client }> | undefined;
   private readonly timeoutMs: number;
   private readonly now: () => Date;
   private readonly accessKey: string;
@@ -85,7 +89,7 @@ export class MinioStorage implements ObjectStorage {
     }
     this.internal = parseEndpoint(m.endpoint, m.use_ssl, m.port);
     this.public = m.public_endpoint ? parseEndpoint(m.public_endpoint, m.use_ssl) : this.internal;
-    this.client = new Client({
+    this.clientOptions = {
       endPoint: stripBrackets(this.internal.hostname),
       port: this.internal.port,
       useSSL: this.internal.protocol === 'https:',
@@ -96,8 +100,8 @@ export class MinioStorage implements ObjectStorage {
       transport: timedTransport(this.internal.protocol === 'https:' ? https : http, m.timeout_ms),
       // Callers (the upload monitor, the ingester) retry with their own backoff.
       retryOptions: { disableRetry: true },
-    });
-    this.presigner = new Client({
+    };
+    this.presignerOptions = {
       endPoint: stripBrackets(this.public.hostname),
       port: this.public.port,
       useSSL: this.public.protocol === 'https:',
@@ -105,7 +109,20 @@ export class MinioStorage implements ObjectStorage {
       secretKey: m.secret_key,
       region: m.region,
       pathStyle: true,
-    });
+    };
+  }
+
+  /** The two minio clients, built on first use. */
+  private clients(): Promise<{ client: Client; presigner: Client }> {
+    this.#clients ??= import('minio').then(({ Client }) => ({
+      client: new Client(this.clientOptions),
+      presigner: new Client(this.presignerOptions),
+    }));
+    return this.#clients;
+  }
+
+  private async client(): Promise<Client> {
+    return (await this.clients()).client;
   }
 
   /** The credentials URLs are signed with (to verify them independently). */
@@ -145,10 +162,10 @@ export class MinioStorage implements ObjectStorage {
   }
 
   async ensureBucket(): Promise<void> {
-    const exists = await this.call('bucket check', () => this.client.bucketExists(this.bucket));
+    const exists = await this.call('bucket check', async () => (await this.client()).bucketExists(this.bucket));
     if (exists) return;
     try {
-      await this.call('bucket creation', () => this.client.makeBucket(this.bucket, this.region));
+      await this.call('bucket creation', async () => (await this.client()).makeBucket(this.bucket, this.region));
     } catch (err) {
       // Another process created it in between.
       if (/BucketAlreadyOwnedByYou|BucketAlreadyExists/.test(String((err as Error).message))) return;
@@ -157,13 +174,13 @@ export class MinioStorage implements ObjectStorage {
   }
 
   async ping(): Promise<void> {
-    await this.call('ping', () => this.client.bucketExists(this.bucket));
+    await this.call('ping', async () => (await this.client()).bucketExists(this.bucket));
   }
 
   async stat(key: string): Promise<ObjectInfo | null> {
     validateKey(key);
-    const st = await this.call('stat', () =>
-      this.client.statObject(this.bucket, key).catch((err: unknown) => {
+    const st = await this.call('stat', async () =>
+      (await this.client()).statObject(this.bucket, key).catch((err: unknown) => {
         if (NOT_FOUND_CODES.has(errCode(err) ?? '')) return null;
         throw err;
       }),
@@ -173,8 +190,8 @@ export class MinioStorage implements ObjectStorage {
 
   async read(key: string): Promise<Readable> {
     validateKey(key);
-    return this.call('read', () =>
-      this.client.getObject(this.bucket, key).catch((err: unknown) => {
+    return this.call('read', async () =>
+      (await this.client()).getObject(this.bucket, key).catch((err: unknown) => {
         if (NOT_FOUND_CODES.has(errCode(err) ?? '')) throw new NotFound('object');
         throw err;
       }),
@@ -193,7 +210,8 @@ export class MinioStorage implements ObjectStorage {
     validateKey(key);
     validateTtl(ttlSeconds);
     // Region is set, so this computes locally and never waits on the network.
-    return this.presigner.presignedUrl(method, this.bucket, key, ttlSeconds, {}, this.now());
+    const { presigner } = await this.clients();
+    return presigner.presignedUrl(method, this.bucket, key, ttlSeconds, {}, this.now());
   }
 
   objectUrl(key: string): string {
