@@ -1,0 +1,269 @@
+// POST /api/v1/webhooks/capture_uploaded as the seed shows it and as MinIO calls it: auth by user
+// token (each transport) or the webhook token, the seed's body and cookies, one capture per object
+// version whatever notifies it, 422 without any request for URLs that are not our storage, and 50
+// webhooks at once. GET /api/v1/captures and /api/v1/captures/:id.
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import test from 'tape';
+import { putFile, settled } from '../helpers/captures.ts';
+import { makeCapture, type MadeCapture } from '../helpers/capture-files.ts';
+import { cookieValue, http } from '../helpers/http.ts';
+import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+const WEBHOOK_TOKEN = 'minio-webhook-secret-0123456789';
+const files = tmpDir();
+let s: TestServer;
+let ana: { id: string; token: string };
+let made: MadeCapture;
+let base = '';
+
+function hook(body: unknown, headers: Record<string, string> = {}) {
+  return http(`${s.url}/api/v1/webhooks/capture_uploaded`, { json: body, headers: { accept: 'application/json', ...headers } });
+}
+
+/** A MinIO bucket notification as its webhook target posts it. */
+function minioEvent(key: string, etag: string, size: number, bucket = 'captures', eventName = 's3:ObjectCreated:Put') {
+  const encoded = encodeURIComponent(key).replace(/%20/g, '+').replace(/%2F/g, '/');
+  return {
+    EventName: eventName,
+    Key: `${bucket}/${encoded}`,
+    Records: [
+      {
+        eventVersion: '2.0',
+        eventSource: 'minio:s3',
+        awsRegion: '',
+        eventTime: new Date().toISOString(),
+        eventName,
+        userIdentity: { principalId: 'rig' },
+        requestParameters: { sourceIPAddress: '10.144.0.7' },
+        responseElements: {},
+        s3: {
+          s3SchemaVersion: '1.0',
+          configurationId: 'Config',
+          bucket: { name: bucket, ownerIdentity: { principalId: 'rig' }, arn: `arn:aws:s3:::${bucket}` },
+          object: { key: encoded, size, eTag: etag, contentType: 'application/octet-stream', sequencer: '17A0' },
+        },
+      },
+    ],
+  };
+}
+
+test('setup', async (t) => {
+  s = await startServer({ ingest: { webhook_token: WEBHOOK_TOKEN } });
+  base = s.app.storage.objectUrl('x').replace(/\/captures\/x$/, '');
+  ana = await userWithToken(s, 'ana');
+  made = await makeCapture(path.join(files, 'a.sqlite'));
+  await putFile(s.app, 'rig1/a.sqlite', made.path);
+  t.pass(`storage base ${base}`);
+});
+
+test('user token (raw header, Bearer, cookie): 200, the seed body and both cookies', async (t) => {
+  const url = `${base}/captures/rig1/a.sqlite`;
+  const transports: [string, Record<string, string>][] = [
+    ['raw Authorization', { authorization: ana.token }],
+    ['Bearer', { authorization: `Bearer ${ana.token}` }],
+    ['token cookie', { cookie: `token=${ana.token}` }],
+  ];
+  for (const [i, [how, headers]] of transports.entries()) {
+    const res = await hook({ url }, headers);
+    t.equal(res.status, 200, `${how}: 200`);
+    t.deepEqual(res.json(), { token: ana.token, data: { success: true, url, queued: i === 0 } }, `${how}: exactly the seed fields (queued ${i === 0}: the first call queues, later ones find it ingested)`);
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8', `${how}: JSON`);
+    t.equal(res.headers['vary'], 'Accept, Origin', `${how}: Vary as the seed`);
+    const token = res.cookies.find((c) => c.startsWith('token='));
+    t.equal(cookieValue(res.cookies, 'token'), ana.token, `${how}: token cookie holds the token`);
+    t.match(String(token), /; Path=\/api(;|$)/, `${how}: token path=/api`);
+    t.match(String(token), /; Expires=[^;]+/, `${how}: token expires`);
+    t.match(String(token), /; HttpOnly(;|$)/, `${how}: token HttpOnly`);
+    t.match(String(token), /; SameSite=Lax(;|$)/, `${how}: token SameSite=Lax`);
+    const session = res.cookies.find((c) => c.startsWith('_service_pm_session='));
+    t.match(String(session), /; Path=\/(;|$)/, `${how}: session path=/`);
+    t.match(String(session), /; HttpOnly(;|$)/, `${how}: session HttpOnly`);
+    t.match(String(session), /; SameSite=Lax(;|$)/, `${how}: session SameSite=Lax`);
+    if (i === 0) {
+      const [c] = (await s.app.captures.list()).captures;
+      await settled(s.app, c.id);
+    }
+  }
+  t.equal((await s.app.captures.list()).captures.length, 1, 'three webhooks, one capture');
+  t.equal(await s.app.db.models.Job.count(), 1, 'one job');
+  const res = await hook({ url }, { authorization: ana.token });
+  t.equal(res.json().data.queued, false, 'ingested: no longer queued');
+});
+
+test('webhook token: 200 with an empty token and no cookies; never from a cookie; wrong or missing: 401', async (t) => {
+  const url = `${base}/captures/rig1/a.sqlite`;
+  const res = await hook({ url }, { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.equal(res.status, 200, 'Bearer <webhook token>: 200');
+  t.deepEqual(res.json(), { token: '', data: { success: true, url, queued: false } }, 'token is "" (the webhook token is not a session and is never echoed)');
+  t.deepEqual(res.cookies, [], 'no cookies');
+  t.notOk(res.text.includes(WEBHOOK_TOKEN), 'the webhook token is nowhere in the body');
+  t.equal((await hook({ url }, { authorization: WEBHOOK_TOKEN })).status, 200, 'raw Authorization header: 200');
+
+  const refused: [string, Record<string, string>, string][] = [
+    ['no token', {}, 'missing_token'],
+    ['wrong token', { authorization: 'nope' }, 'invalid_token'],
+    ['wrong Bearer', { authorization: `Bearer ${WEBHOOK_TOKEN}x` }, 'invalid_token'],
+    ['webhook token prefix', { authorization: `Bearer ${WEBHOOK_TOKEN.slice(0, -1)}` }, 'invalid_token'],
+    ['webhook token as a cookie', { cookie: `token=${WEBHOOK_TOKEN}` }, 'invalid_token'],
+    ['malformed header', { authorization: 'Token a b' }, 'invalid_token'],
+  ];
+  for (const [how, headers, code] of refused) {
+    const r = await hook({ url }, headers);
+    t.deepEqual([r.status, r.json().error?.code], [401, code], `${how}: 401 ${code}`);
+    t.deepEqual(r.cookies, [], `${how}: no cookies`);
+  }
+  const before = await s.app.captures.list();
+  t.equal(before.captures.length, 1, 'refused calls queued nothing');
+});
+
+test('no webhook token configured: an empty Bearer does not pass', async (t) => {
+  const other = await startServer();
+  try {
+    const r = await http(`${other.url}/api/v1/webhooks/capture_uploaded`, { json: { url: 'x' }, headers: { authorization: 'Bearer ' } });
+    t.equal(r.status, 401, 'empty bearer: 401');
+  } finally {
+    await other.close();
+  }
+});
+
+test('the same object by webhook and by MinIO event: one capture; event keys are form-decoded', async (t) => {
+  const key = 'rig 2/cap+one é.sqlite';
+  const cap = await makeCapture(path.join(files, 'b.sqlite'), { tables: [{ name: 't', columns: [{ name: 'a', type: 'INTEGER' }], rows: 4000 }] });
+  const info = await putFile(s.app, key, cap.path);
+  const url = s.app.storage.objectUrl(key);
+  const byUrl = await hook({ url }, { authorization: ana.token });
+  t.deepEqual([byUrl.status, byUrl.json().data.queued], [200, true], 'webhook: queued');
+  const event = minioEvent(key, info.etag, info.size);
+  t.ok(event.Records[0].s3.object.key.includes('+') && event.Records[0].s3.object.key.includes('%2B'), 'the event key is form-encoded ("+" is a space, %2B a plus)');
+  const byEvent = await hook(event, { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.equal(byEvent.status, 200, 'event: 200');
+  t.deepEqual(byEvent.json(), { token: '', data: { success: true, url, queued: true } }, 'event: still queued, url of the object');
+  const quoted = await hook(minioEvent(key, `"${info.etag}"`, info.size), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.equal(quoted.status, 200, 'a quoted eTag is the same version');
+  const list = (await s.app.captures.list()).captures.filter((c) => c.key === key);
+  t.equal(list.length, 1, 'one capture for the object');
+  t.equal(await s.app.db.models.Job.count({ where: { id: list[0].job_id! } }), 1, 'one job for it');
+  const done = await settled(s.app, list[0].id);
+  t.deepEqual([done.state, done.tables?.[0].rows], ['ingested', 4000], 'ingested with its row count');
+
+  const removed = await hook(minioEvent(key, info.etag, info.size, 'captures', 's3:ObjectRemoved:Delete'), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.deepEqual([removed.status, removed.json().data.queued], [200, false], 'a removal event: acknowledged, nothing queued');
+  const log = await hook(minioEvent('rig2/log.txt', info.etag, 10), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.deepEqual([log.status, log.json().data.queued], [200, false], 'a log file event: acknowledged, not a capture');
+  t.equal((await s.app.captures.list()).captures.filter((c) => c.key === 'rig2/log.txt').length, 0, 'no capture for the log');
+});
+
+test('URLs and events that are not our storage: 422, and the canary sees no request', async (t) => {
+  const seen: string[] = [];
+  const canary = createServer((req: IncomingMessage, res) => {
+    seen.push(`${req.method} ${req.headers.host}${req.url}`);
+    res.end('canary');
+  });
+  await new Promise<void>((resolve) => canary.listen(0, '::', resolve));
+  const port = (canary.address() as AddressInfo).port;
+  const before = await s.app.db.models.Capture.count();
+  const urls = [
+    `http://169.254.169.254/latest/meta-data/iam/security-credentials/captures.sqlite`,
+    `http://169.254.169.254:${port}/captures/rig1/a.sqlite`,
+    `http://127.0.0.1:${port}/captures/rig1/a.sqlite`,
+    `http://localhost:${port}/captures/rig1/a.sqlite`,
+    `http://[::1]:${port}/captures/rig1/a.sqlite`,
+    `http://[::ffff:127.0.0.1]:${port}/captures/rig1/a.sqlite`,
+    `http://[::ffff:7f00:1]:${port}/captures/rig1/a.sqlite`,
+    `http://2130706433:${port}/captures/rig1/a.sqlite`,
+    `${base}@127.0.0.1:${port}/captures/rig1/a.sqlite`,
+    `${base}/other-bucket/rig1/a.sqlite`,
+    `${base}/captures/../other-bucket/a.sqlite`,
+    `${base}/captures/rig1/../../a.sqlite`,
+    `${base}/captures/rig1/%2e%2e/a.sqlite`,
+    `${base}/captures/rig1%2f..%2fa.sqlite`,
+    `file:///etc/passwd`,
+    `gopher://127.0.0.1:${port}/_x`,
+    `${base.replace('http:', 'https:')}/captures/rig1/a.sqlite`,
+  ];
+  for (const url of urls) {
+    const r = await hook({ url }, { authorization: ana.token });
+    t.deepEqual([r.status, r.json().error?.code], [422, 'not_storage_url'], `422 not_storage_url: ${url}`);
+  }
+  const events: [string, unknown][] = [
+    ['another bucket', minioEvent('rig1/a.sqlite', 'abc', 1, 'other-bucket')],
+    ['".." in the key', minioEvent('../a.sqlite', 'abc', 1)],
+    ['"..": encoded', { Records: [{ eventName: 's3:ObjectCreated:Put', s3: { bucket: { name: 'captures' }, object: { key: 'rig1/%2E%2E/%2E%2E/a.sqlite', eTag: 'abc', size: 1 } } }] }],
+    ['malformed encoding', { Records: [{ eventName: 's3:ObjectCreated:Put', s3: { bucket: { name: 'captures' }, object: { key: 'a%zz.sqlite', eTag: 'abc', size: 1 } } }] }],
+  ];
+  for (const [what, body] of events) {
+    const r = await hook(body, { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+    t.deepEqual([r.status, r.json().error?.code], [422, 'not_storage_url'], `event with ${what}: 422`);
+  }
+  const bad: [string, unknown][] = [
+    ['no url', {}],
+    ['url not a string', { url: 7 }],
+    ['an array', [{ url: 'x' }]],
+  ];
+  for (const [what, body] of bad) {
+    const r = await hook(body, { authorization: ana.token });
+    t.equal(r.status, 400, `${what}: 400`);
+  }
+  // Give any stray connection time to arrive before looking.
+  await new Promise((r) => setTimeout(r, 300));
+  t.deepEqual(seen, [], 'the canary saw no request');
+  t.equal(await s.app.db.models.Capture.count(), before, 'nothing queued');
+  await new Promise<void>((resolve) => canary.close(() => resolve()));
+});
+
+test('an object that is not in storage: 404 object_not_found, nothing queued', async (t) => {
+  const r = await hook({ url: `${base}/captures/rig9/missing.sqlite` }, { authorization: ana.token });
+  t.deepEqual([r.status, r.json().error?.code], [404, 'object_not_found'], '404 object_not_found');
+  t.equal((await s.app.captures.list()).captures.filter((c) => c.key === 'rig9/missing.sqlite').length, 0, 'no capture');
+});
+
+test('50 webhooks at once: 50 x 200, 50 captures, 50 jobs, all ingested', async (t) => {
+  const small = await makeCapture(path.join(files, 'small.sqlite'), { tables: [{ name: 't', columns: [{ name: 'a', type: 'INTEGER' }], rows: 100 }] });
+  const keys = Array.from({ length: 50 }, (_, i) => `burst/${i}.sqlite`);
+  // Distinct keys: distinct captures (the same bytes under another key are another object).
+  for (const key of keys) await putFile(s.app, key, small.path);
+  const jobsBefore = await s.app.db.models.Job.count();
+  const results = await Promise.all(keys.map((key) => hook({ url: s.app.storage.objectUrl(key) }, { authorization: ana.token })));
+  const statuses = results.map((r) => r.status);
+  t.deepEqual(statuses, keys.map(() => 200), '50 x 200 (no 500, no SQLITE_BUSY)');
+  t.ok(results.every((r) => r.json().data.queued === true), 'each queued');
+  t.equal((await s.app.db.models.Job.count()) - jobsBefore, 50, '50 jobs');
+  const ids = (await s.app.captures.list({ limit: 500 })).captures.filter((c) => c.key.startsWith('burst/')).map((c) => c.id);
+  t.equal(ids.length, 50, '50 captures');
+  const done = await Promise.all(ids.map((id) => settled(s.app, id, 120_000)));
+  t.ok(done.every((c) => c.state === 'ingested'), 'all 50 ingested');
+});
+
+test('GET /api/v1/captures: token, filters, pages; GET /api/v1/captures/:id', async (t) => {
+  const get = (p: string, headers: Record<string, string> = { authorization: ana.token }) => http(`${s.url}${p}`, { headers });
+  t.equal((await get('/api/v1/captures', {})).status, 401, 'no token: 401');
+  const all = await get('/api/v1/captures?limit=500');
+  t.equal(all.status, 200);
+  const total = all.json().data.captures.length;
+  t.ok(total >= 52, `${total} captures`);
+  const first = await get('/api/v1/captures?limit=20');
+  const page1 = first.json().data;
+  t.equal(page1.captures.length, 20, 'a page of 20');
+  const second = (await get(`/api/v1/captures?limit=20&before=${page1.next_before}`)).json().data;
+  t.ok(second.captures[0].id < page1.captures[19].id, 'next page continues below');
+  const ingested = (await get('/api/v1/captures?state=ingested&limit=500')).json().data.captures;
+  t.ok(ingested.length > 0 && ingested.every((c: { state: string }) => c.state === 'ingested'), 'state filter');
+  t.equal((await get('/api/v1/captures?state=bogus')).status, 400, 'unknown state: 400');
+  const one = await get(`/api/v1/captures/${ingested[0].id}`);
+  t.equal(one.status, 200);
+  t.equal(one.json().data.capture.id, ingested[0].id, 'one capture by id');
+  t.equal((await get('/api/v1/captures/999999')).status, 404, 'unknown id: 404');
+  t.equal((await get('/api/v1/captures/abc')).status, 400, 'bad id: 400');
+  const c = one.json().data.capture;
+  for (const k of ['bucket', 'key', 'etag', 'size', 'sha256', 'tables', 'page_size', 'page_count', 'state', 'attempts', 'last_error', 'progress', 'rig_id', 'project', 'created_at']) {
+    t.ok(k in c, `field ${k}`);
+  }
+});
+
+test('teardown', async (t) => {
+  await s.close();
+  t.pass('closed');
+});
