@@ -64,7 +64,11 @@ export function buildProgram(): Command {
     .description('list rigs and their status (online, stale, offline)')
     .option('--json', 'JSON only')
     .option('--status <status>', 'only rigs with this status: online, stale or offline')
-    .action(lazy(() => import('./commands/rigs.ts'), (m) => m.rigsCommand));
+    .option('--branch <branch>', 'only rigs on this software branch')
+    .option('--sort <order>', 'id (natural order) or last-seen (most recent first)', 'id')
+    .option('-w, --watch', 'a live table on the terminal (q quits); prints once without a terminal')
+    .option('--interval <seconds>', 'refresh of --watch', '2')
+    .action(lazy(() => import('./commands/rigs.tsx'), (m) => m.rigsCommand));
 
   sub('uploads')
     .description('recent rig uploads, newest first, with their state and progress')

@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { formatDistance } from 'date-fns';
+import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
+import type { RigView } from '../../services/rigs.ts';
+import { printJson, withApp } from '../context.ts';
+import { UsageError } from '../fail.ts';
+import { parseInterval } from '../interval.ts';
+import { renderTable } from '../table.ts';
+import { RIG_SORTS, selectRigs, type RigFilter, type RigSort } from '../views/rig-list.ts';
+
+interface RigsOptions {
+  json?: boolean;
+  status?: string;
+  branch?: string;
+  sort?: string;
+  watch?: boolean;
+  interval?: string;
+}
+
+/** The plain table's columns (stable: scripts read them); the live view shows more. */
+const HEADER = ['STATUS', 'ID', 'LAN IP', 'VPN ADDRESS', 'BRANCH (VERSION)', 'LAST REPORT', 'PROJECT'];
+
+function row(r: RigView, now: Date): string[] {
+  return [
+    r.status,
+    r.id,
+    r.lan_ip ?? '',
+    r.vpn_address,
+    `${r.branch} (${r.version})`,
+    formatDistance(r.last_seen_at, now, { addSuffix: true }),
+    r.current_project ?? '',
+  ];
+}
+
+function parseOptions(opts: RigsOptions): { filter: RigFilter; sort: RigSort } {
+  if (opts.status !== undefined && !(RIG_STATUSES as readonly string[]).includes(opts.status)) {
+    throw new UsageError(`--status must be one of ${RIG_STATUSES.join(', ')}, got "${opts.status}"`);
+  }
+  const sort = opts.sort ?? 'id';
+  if (!(RIG_SORTS as readonly string[]).includes(sort)) throw new UsageError(`--sort must be one of ${RIG_SORTS.join(', ')}, got "${sort}"`);
+  return { filter: { status: opts.status as RigStatus | undefined, branch: opts.branch }, sort: sort as RigSort };
+}
+
+/**
+ * `rigd rigs [--json] [--status S] [--branch B] [--sort id|last-seen] [--watch [--interval S]]`.
+ * --watch on a terminal is a live Ink table; without a terminal (or with --json) it prints once.
+ */
+export async function rigsCommand(opts: RigsOptions, cmd: Command): Promise<void> {
+  const { filter, sort } = parseOptions(opts);
+  const intervalMs = parseInterval(opts.interval);
+  if (opts.watch && !opts.json && process.stdout.isTTY) {
+    // Ink (and its layout engine's WebAssembly) loads while the database opens.
+    const view = Promise.all([import('../views/rigs-watch.tsx'), import('../views/render.ts'), import('../views/colour.ts')]);
+    view.catch(() => undefined);
+    return withApp(cmd, async (app) => {
+      const [{ RigsWatch }, { renderUntilExit }, { colourEnabled }] = await view;
+      await renderUntilExit(
+        <RigsWatch load={() => app.rigs.list()} intervalMs={intervalMs} filter={filter} sort={sort} colour={colourEnabled()} />,
+      );
+    });
+  }
+  const rigs = selectRigs(await withApp(cmd, (app) => app.rigs.list({ status: filter.status })), filter, sort);
+  if (opts.json) return printJson(rigs);
+  if (rigs.length === 0) {
+    const which = [filter.status, 'rigs', filter.branch && `on branch ${filter.branch}`].filter(Boolean).join(' ');
+    process.stdout.write(filter.status || filter.branch ? `no ${which}\n` : 'no rig has reported yet\n');
+    return;
+  }
+  // Rig-reported text holds no control characters (validated on report), so it is safe on a terminal.
+  const now = new Date();
+  process.stdout.write(renderTable(HEADER, rigs.map((r) => row(r, now))));
+}

@@ -1,0 +1,64 @@
+import { Box, Text, useApp, useInput, useStdin } from 'ink';
+import { useState } from 'react';
+import type { RigView } from '../../services/rigs.ts';
+import { alignColumns } from './columns.ts';
+import { RIG_HEADER, rigCells, rigSummary, selectRigs, type RigFilter, type RigSort } from './rig-list.ts';
+import { StatusDot } from './status-dot.tsx';
+import { usePoll } from './use-poll.ts';
+
+export interface RigsWatchProps {
+  /** Reads the whole rig list (filtering and order happen here). */
+  load: () => Promise<RigView[]>;
+  intervalMs: number;
+  filter: RigFilter;
+  sort: RigSort;
+  colour: boolean;
+  /** Clock for "last seen" (tests fix it). */
+  now?: () => Date;
+}
+
+/** `rigd rigs --watch`: the rig table, refreshed every interval; `s` switches the order, `q` quits. */
+export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour, now = () => new Date() }: RigsWatchProps) {
+  const { exit } = useApp();
+  const { isRawModeSupported } = useStdin();
+  const [sort, setSort] = useState<RigSort>(initialSort);
+  const polled = usePoll(load, intervalMs);
+  useInput(
+    (input, key) => {
+      if (input === 'q' || key.escape) exit();
+      if (input === 's') setSort((s) => (s === 'id' ? 'last-seen' : 'id'));
+    },
+    { isActive: isRawModeSupported === true },
+  );
+
+  if (!polled.data) {
+    return <Text>{polled.error ? `rigd: ${polled.error.message}` : 'loading rigs…'}</Text>;
+  }
+  const at = now();
+  const rigs = selectRigs(polled.data, filter, sort);
+  // The status column is drawn by StatusDot ("● online"); the others are aligned as text.
+  const lines = alignColumns([RIG_HEADER.slice(1), ...rigs.map((r) => rigCells(r, at).slice(1))]);
+  const statusWidth = 7;
+  const filters = [filter.status && `status ${filter.status}`, filter.branch && `branch ${filter.branch}`].filter(Boolean).join(', ');
+  return (
+    <Box flexDirection="column">
+      <Text bold={colour}>{rigSummary(polled.data.filter((r) => !filter.branch || r.branch === filter.branch))}</Text>
+      <Text> </Text>
+      <Text bold={colour} wrap="truncate">
+        {`  ${'STATUS'.padEnd(statusWidth)} ${lines[0]}`}
+      </Text>
+      {rigs.map((r, i) => (
+        <Box key={r.id}>
+          <StatusDot status={r.status} colour={colour} width={statusWidth} />
+          <Text wrap="truncate"> {lines[i + 1]}</Text>
+        </Box>
+      ))}
+      {rigs.length === 0 ? <Text>{filters ? `no rig matches (${filters})` : 'no rig has reported yet'}</Text> : null}
+      <Text> </Text>
+      <Text dimColor={colour}>
+        {`updated ${polled.at?.toLocaleTimeString('en-GB') ?? ''} · every ${intervalMs / 1000} s · sorted by ${sort === 'id' ? 'id' : 'last seen'}${filters ? ` · ${filters}` : ''}${isRawModeSupported ? ' · s: sort · q: quit' : ''}`}
+      </Text>
+      {polled.error ? <Text color={colour ? 'red' : undefined}>{`rigd: refresh failed: ${polled.error.message}`}</Text> : null}
+    </Box>
+  );
+}
