@@ -1,5 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
-import { Op, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { Config } from '../config/schema.ts';
 import type { Batcher, Database } from '../db/index.ts';
 import type { Upload, UploadState } from '../db/models/upload.ts';
@@ -55,7 +55,7 @@ interface NewUpload {
 export class UploadService {
   readonly progress: UploadProgress;
   readonly #listeners: UploadedListener[] = [];
-  readonly #create: Batcher<NewUpload, Upload>;
+  readonly #create: Batcher<NewUpload, number>;
 
   constructor(
     private readonly db: Database,
@@ -66,27 +66,46 @@ export class UploadService {
   ) {
     this.progress = new UploadProgress(db);
     // Reservations are hot (every rig asks before every file): group-committed like reports.
-    this.#create = db.writes.batcher(async (items, t) => {
-      const created: Upload[] = [];
-      for (const item of items) {
-        if (item.rigId && item.project) await rigs.setCurrentProject(item.rigId, item.project, t);
-        created.push(
-          await db.models.Upload.create(
-            {
-              rig_id: item.rigId,
-              peer_address: item.peer,
-              key: item.key,
-              expected_size: item.size,
-              project: item.project,
-              url_expires_at: item.expiresAt,
-              next_check_at: storage.driver === 'embedded' ? null : new Date(),
-            },
-            { transaction: t },
-          ),
-        );
-      }
-      return created;
-    });
+    this.#create = db.writes.batcher((items, t) => this.#insertBatch(items, t));
+  }
+
+  /**
+   * One multi-row INSERT for a batch of reservations, built by the dialect's own query generator,
+   * with RETURNING id appended (SQLite >= 3.35 and PostgreSQL both take it; Sequelize's SQLite
+   * dialect does not offer it). Ids grow in VALUES order, so sorted ids map back to the items.
+   */
+  async #insertBatch(items: NewUpload[], t: Transaction): Promise<number[]> {
+    const { Upload } = this.db.models;
+    const qi = this.db.sequelize.getQueryInterface();
+    for (const item of items) {
+      if (item.rigId && item.project) await this.rigs.setCurrentProject(item.rigId, item.project, t);
+    }
+    const now = new Date();
+    const rows = items.map((item) => ({
+      rig_id: item.rigId,
+      peer_address: item.peer,
+      key: item.key,
+      expected_size: item.size,
+      project: item.project,
+      state: 'reserved',
+      bytes_seen: 0,
+      url_expires_at: item.expiresAt,
+      next_check_at: this.storage.driver === 'embedded' ? null : now,
+      checks: 0,
+      created_at: now,
+      updated_at: now,
+    }));
+    const insert = qi.queryGenerator as unknown as {
+      bulkInsertQuery(table: string, rows: object[], options: object, attributes: object): string;
+    };
+    const sql = insert.bulkInsertQuery(Upload.getTableName() as string, rows, {}, Upload.getAttributes()).replace(/;\s*$/, '');
+    // The leading comment is deliberate: Sequelize's SQLite driver runs any SQL starting with
+    // "insert into" with sqlite3's run(), which drops the RETURNING rows; with it, all() is used.
+    const returned = (await this.db.sequelize.query(`/* reservations */ ${sql} RETURNING ${qi.quoteIdentifier('id')}`, {
+      type: QueryTypes.SELECT,
+      transaction: t,
+    })) as { id: number }[];
+    return returned.map((r) => Number(r.id)).sort((a, b) => a - b);
   }
 
   /** Runs after an upload is stored (embedded PUT, storage poll, or storage event). */
@@ -106,7 +125,7 @@ export class UploadService {
       this.storage.presignPut(req.key, ttl),
       this.rigs.findByVpnAddress(peer),
     ]);
-    const upload = await this.#create.submit({
+    const id = await this.#create.submit({
       rigId,
       peer,
       key: req.key,
@@ -119,7 +138,7 @@ export class UploadService {
       url,
       exists: existing !== null && existing.size === req.size,
       size: existing ? existing.size : null,
-      id: upload.id,
+      id,
     };
   }
 

@@ -286,6 +286,7 @@ export class EmbeddedStorage implements ObjectStorage {
         throw new Unavailable(`embedded storage: cannot create a temp file: ${(err as Error).message}`);
       }
       const md5 = createHash('md5');
+      const writer = new CoalescingWriter(fh);
       let received = 0;
       const iterator = source[Symbol.asyncIterator]();
       for (;;) {
@@ -304,7 +305,7 @@ export class EmbeddedStorage implements ObjectStorage {
         }
         md5.update(chunk);
         try {
-          await writeAll(fh, chunk);
+          await writer.push(chunk);
         } catch (err) {
           await iterator.return?.();
           throw new Unavailable(`embedded storage: cannot write: ${(err as Error).message}`);
@@ -315,6 +316,7 @@ export class EmbeddedStorage implements ObjectStorage {
         throw new S3Error('IncompleteBody', `The upload has ${received} bytes, not the reserved ${expectedSize}`);
       }
       try {
+        await writer.end();
         await fh.sync();
         await fh.close();
       } catch (err) {
@@ -374,11 +376,54 @@ function toBuffer(chunk: unknown): Buffer {
   throw new TypeError('upload stream must yield bytes');
 }
 
-async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
-  let off = 0;
-  while (off < buf.length) {
-    const { bytesWritten } = await fh.write(buf, off, buf.length - off);
-    off += bytesWritten;
+/** Bytes gathered before one writev; one write is in flight while the next batch gathers. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+
+/**
+ * Writes a stream of chunks to a file in ~1 MiB writev calls, one in flight while reading goes on,
+ * so network and disk overlap and memory stays at about two batches.
+ */
+class CoalescingWriter {
+  #batch: Buffer[] = [];
+  #bytes = 0;
+  #inFlight: Promise<void> = Promise.resolve();
+
+  constructor(private readonly fh: FileHandle) {}
+
+  async push(chunk: Buffer): Promise<void> {
+    this.#batch.push(chunk);
+    this.#bytes += chunk.length;
+    if (this.#bytes >= WRITE_BATCH_BYTES) await this.#flush();
+  }
+
+  async end(): Promise<void> {
+    await this.#flush();
+    await this.#inFlight;
+  }
+
+  async #flush(): Promise<void> {
+    await this.#inFlight;
+    const buffers = this.#batch;
+    this.#batch = [];
+    this.#bytes = 0;
+    if (buffers.length) this.#inFlight = writevAll(this.fh, buffers);
+  }
+}
+
+async function writevAll(fh: FileHandle, buffers: Buffer[]): Promise<void> {
+  let pending = buffers;
+  while (pending.length) {
+    const { bytesWritten } = await fh.writev(pending);
+    let skip = bytesWritten;
+    const rest: Buffer[] = [];
+    for (const b of pending) {
+      if (skip >= b.length) skip -= b.length;
+      else {
+        rest.push(skip ? b.subarray(skip) : b);
+        skip = 0;
+      }
+    }
+    pending = rest;
   }
 }
 
