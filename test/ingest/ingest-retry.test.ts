@@ -1,0 +1,141 @@
+// Storage outages during ingestion, with the minio driver against s3rver: while storage is down the
+// capture goes back to queued with the error and its job backs off (delays doubling); when storage
+// returns the capture is ingested. When storage never returns, the capture ends failed after
+// ingest.max_attempts with the last error.
+import { readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import S3rver from 's3rver';
+import test from 'tape';
+import { CaptureWorker } from '../../src/ingest/capture-worker.ts';
+import { silentLogger } from '../../src/log.ts';
+import { openApp, type App } from '../../src/services/app.ts';
+import { settled } from '../helpers/captures.ts';
+import { makeCapture } from '../helpers/capture-files.ts';
+import { http } from '../helpers/http.ts';
+import { waitFor } from '../helpers/queue.ts';
+import { testConfig } from '../helpers/server.ts';
+import { closedPort } from '../helpers/storage.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+const files = tmpDir();
+const BASE_MS = 200;
+
+function minioConfig(port: number, maxAttempts: number) {
+  return testConfig({
+    storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'S3RVER', secret_key: 'S3RVER', timeout_ms: 500 } },
+    ingest: { max_attempts: maxAttempts },
+  });
+}
+
+function worker(app: App): CaptureWorker {
+  return new CaptureWorker(app.db, app.storage, app.config, silentLogger, { pollMs: 50, backoff: { baseMs: BASE_MS, jitter: 0 } });
+}
+
+/** Delay before each retry as the runner scheduled it: run_after - updated_at of the job after each failed attempt. */
+async function watchBackoff(app: App, jobId: number, until: () => boolean): Promise<Map<number, number>> {
+  const delays = new Map<number, number>();
+  while (!until()) {
+    const job = await app.db.models.Job.findByPk(jobId);
+    if (job?.state === 'queued' && job.attempts > 0 && !delays.has(job.attempts)) {
+      delays.set(job.attempts, job.run_after.getTime() - job.updated_at.getTime());
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return delays;
+}
+
+test('storage down, then back: retried with backoff, then ingested', async (t) => {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'rigd-s3-'));
+  const port = await closedPort();
+  let s3 = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
+  await s3.run();
+  const app = await openApp(minioConfig(port, 6));
+  const w = worker(app);
+  try {
+    await app.storage.ensureBucket();
+    const made = await makeCapture(path.join(files, 'a.sqlite'));
+    const put = await http(await app.storage.presignPut('rig1/a.sqlite', 900), { method: 'PUT', body: readFileSync(made.path) });
+    t.equal(put.status, 200, 'stored in s3rver');
+    const q = await app.captures.queueTarget('rig1/a.sqlite');
+    t.equal(q.capture.state, 'queued', 'queued while storage answers');
+
+    s3.httpServer?.closeAllConnections();
+    await s3.close();
+    await w.start();
+    let stop = false;
+    const watching = watchBackoff(app, q.capture.job_id!, () => stop);
+    const retrying = await waitFor(async () => {
+      const c = await app.captures.get(q.capture.id);
+      return c.attempts >= 3 && c.state === 'queued' ? c : null;
+    }, 15_000, 'three failed attempts');
+    t.equal(retrying.error_code, 'storage_error', 'back to queued with the storage error');
+    t.match(retrying.last_error ?? '', /storage .* failed|did not answer/, `the error: ${retrying.last_error}`);
+
+    s3 = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
+    await s3.run();
+    const done = await settled(app, q.capture.id, 20_000);
+    stop = true;
+    const delays = await watching;
+    t.equal(done.state, 'ingested', `ingested once storage is back (attempt ${done.attempts})`);
+    t.deepEqual(done.tables, made.tables, 'with its tables');
+    t.ok(done.attempts >= 3 && done.attempts <= 6, `${done.attempts} attempts`);
+    const d1 = delays.get(1) ?? 0;
+    const d2 = delays.get(2) ?? 0;
+    t.ok(Math.abs(d1 - BASE_MS) <= 20, `first retry after ~${BASE_MS} ms (${d1})`);
+    t.ok(Math.abs(d2 - 2 * BASE_MS) <= 20, `second after ~${2 * BASE_MS} ms: doubling (${d2})`);
+  } finally {
+    await w.stop();
+    await app.close();
+    s3.httpServer?.closeAllConnections();
+    await s3.close().catch(() => undefined);
+  }
+});
+
+test('storage never back: failed after max_attempts with the last error', async (t) => {
+  const app = await openApp(minioConfig(await closedPort(), 3));
+  const w = worker(app);
+  try {
+    // A MinIO event carries the etag and size, so queueing needs no storage call.
+    const res = await app.captures.notify({
+      Records: [{ eventName: 's3:ObjectCreated:Put', s3: { bucket: { name: 'captures' }, object: { key: 'rig2/b.sqlite', size: 8192, eTag: '0123456789abcdef0123456789abcdef' } } }],
+    });
+    t.equal(res.queued, true, 'queued from the event while storage is down');
+    const [c] = (await app.captures.list()).captures;
+    await w.start();
+    const started = Date.now();
+    const done = await settled(app, c.id, 20_000);
+    const ms = Date.now() - started;
+    t.deepEqual([done.state, done.error_code, done.attempts], ['failed', 'storage_error', 3], 'failed after 3 attempts');
+    t.match(done.last_error ?? '', /^gave up after 3 attempts: storage .*(ECONNREFUSED|failed)/, `says why: ${done.last_error}`);
+    t.ok(ms >= BASE_MS + 2 * BASE_MS, `backed off between attempts (${ms} ms in all)`);
+    const job = await app.db.models.Job.findByPk(done.job_id!);
+    t.deepEqual([job?.state, job?.attempts], ['failed', 3], 'its job failed for good');
+  } finally {
+    await w.stop();
+    await app.close();
+  }
+});
+
+test('a job given up while its capture was still open (its process died on the last attempt): the capture fails too', async (t) => {
+  const app = await openApp(minioConfig(await closedPort(), 1));
+  const w = worker(app);
+  try {
+    const q = await app.captures.queueObject({ key: 'rig3/c.sqlite', etag: 'abc', size: 1, url: '' });
+    await app.db.writes.run((transaction) =>
+      app.db.models.Job.update(
+        { state: 'failed', attempts: 1, last_error: 'gave up after 1 attempts: lease of h/1/x lost (process died or stalled) during attempt 1', finished_at: new Date() },
+        { where: { id: q.capture.job_id! }, transaction },
+      ),
+    );
+    await app.db.writes.run((transaction) => app.db.models.Capture.update({ state: 'ingesting' }, { where: { id: q.capture.id }, transaction }));
+    t.equal(await w.sweep(), 1, 'the sweep finds it');
+    const c = await app.captures.get(q.capture.id);
+    t.deepEqual([c.state, c.error_code], ['failed', 'gave_up'], 'failed: gave_up');
+    t.match(c.last_error ?? '', /process died/, 'with the job\'s reason');
+    t.equal(await w.sweep(), 0, 'nothing more to sweep');
+  } finally {
+    await app.close();
+  }
+});
