@@ -75,6 +75,8 @@ export function buildProgram(): Command {
     .option('--json', 'JSON only')
     .option('--state <state>', 'only uploads in this state: reserved, uploaded or expired')
     .option('--limit <n>', 'how many (default 50)')
+    .option('-w, --watch', 'a live view with a progress bar per upload (q quits); prints once without a terminal')
+    .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/uploads.ts'), (m) => m.uploadsCommand));
 
   sub('captures')
@@ -84,6 +86,8 @@ export function buildProgram(): Command {
     .option('--rig <id>', 'only captures of this rig')
     .option('--project <slug>', 'only captures of this project')
     .option('--limit <n>', 'how many (default 50)')
+    .option('-w, --watch', 'a live view of ingestion with a progress bar per download (q quits); prints once without a terminal')
+    .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/captures.ts'), (m) => m.capturesCommand));
 
   sub('ingest')

@@ -4,6 +4,7 @@ import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import type { CaptureView } from '../../services/captures.ts';
 import { printJson, withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
+import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
 
 interface CapturesOptions {
@@ -12,6 +13,8 @@ interface CapturesOptions {
   rig?: string;
   project?: string;
   limit?: string;
+  watch?: boolean;
+  interval?: string;
 }
 
 /** Keys and errors come from rigs and files: control characters are shown escaped, never sent to the terminal. */
@@ -58,9 +61,15 @@ export async function capturesCommand(opts: CapturesOptions, cmd: Command): Prom
     throw new UsageError(`--state must be one of ${CAPTURE_STATES.join(', ')}, got "${opts.state}"`);
   }
   if (opts.limit !== undefined && !/^[1-9]\d{0,2}$/.test(opts.limit)) throw new UsageError('--limit must be 1-500');
-  const page = await withApp(cmd, (app) =>
-    app.captures.list({ state: opts.state, rig: opts.rig, project: opts.project, limit: opts.limit ? Number(opts.limit) : 50 }),
-  );
+  const list = { state: opts.state, rig: opts.rig, project: opts.project, limit: opts.limit ? Number(opts.limit) : 50 };
+  const intervalMs = parseInterval(opts.interval);
+  if (opts.watch && !opts.json && process.stdout.isTTY) {
+    // --watch on a terminal: a live view with a progress bar per download; otherwise print once.
+    const launch = import('../views/launch.tsx');
+    launch.catch(() => undefined);
+    return withApp(cmd, async (app) => (await launch).watchCaptures(app, { intervalMs, list }));
+  }
+  const page = await withApp(cmd, (app) => app.captures.list(list));
   if (opts.json) return printJson(page.captures);
   if (page.captures.length === 0) {
     process.stdout.write('no captures yet\n');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../../errors.ts';
+import type { App } from '../../services/app.ts';
 import type { CaptureView } from '../../services/captures.ts';
 import { printJson, withApp } from '../context.ts';
 import { progressLine, safeText, summary } from './captures.ts';
@@ -21,6 +22,36 @@ class CaptureFailed extends DomainError {
   }
 }
 
+/** The operator quit the progress view (Ctrl-C) before the end: exit 1, the job goes on. */
+class StoppedWaiting extends DomainError {
+  constructor(c: CaptureView) {
+    super('unprocessable', 'stopped_waiting', `stopped waiting: capture ${c.id} is still ${c.state} (see rigd captures)`);
+  }
+}
+
+/** --wait on a terminal: a live progress bar (Ink) until the capture is ingested or failed. */
+async function waitWithBar(app: App, capture: CaptureView): Promise<CaptureView> {
+  const [{ createElement }, { IngestWait }, { renderUntilExit }, { colourEnabled }] = await Promise.all([
+    import('react'),
+    import('../views/ingest-wait.tsx'),
+    import('../views/render.ts'),
+    import('../views/colour.ts'),
+  ]);
+  let final = capture;
+  const hint = setTimeout(() => {
+    if (final.state === 'queued' && final.attempts === 0) {
+      process.stderr.write('rigd: still waiting: rigd serve ingests queued captures; is it running on this data_dir?\n');
+    }
+  }, HINT_AFTER_MS);
+  try {
+    const load = async () => (final = await app.captures.get(capture.id));
+    await renderUntilExit(createElement(IngestWait, { load, intervalMs: POLL_MS, colour: colourEnabled(), onDone: (c) => (final = c) }));
+  } finally {
+    clearTimeout(hint);
+  }
+  return final;
+}
+
 /**
  * `rigd ingest URL|KEY [--wait] [--json]`: queues a capture file through the same service as the
  * webhook (a failed capture of the same version is queued again). `rigd serve` ingests it; --wait
@@ -36,6 +67,7 @@ export async function ingestCommand(target: string, opts: IngestOptions, cmd: Co
     const what = `capture ${c.id} (${safeText(c.key)})`;
     out(q.created ? `${what} queued` : q.queued ? `${what} is already queued` : `${what} is already ${c.state}`);
     if (!opts.wait) return c;
+    if (!opts.json && process.stdout.isTTY) return waitWithBar(app, c);
     const started = Date.now();
     let last = '';
     let hinted = false;
@@ -55,5 +87,6 @@ export async function ingestCommand(target: string, opts: IngestOptions, cmd: Co
   if (opts.json) printJson(final);
   if (!opts.wait) return;
   if (final.state === 'failed') throw new CaptureFailed(final);
+  if (final.state !== 'ingested') throw new StoppedWaiting(final);
   out(`capture ${final.id} ingested: ${summary(final)}, sha256 ${final.sha256}`);
 }

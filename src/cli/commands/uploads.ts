@@ -4,6 +4,7 @@ import type { UploadState } from '../../db/models/upload.ts';
 import type { UploadView } from '../../services/uploads.ts';
 import { printJson, withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
+import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
 
 const STATES: UploadState[] = ['reserved', 'uploaded', 'expired'];
@@ -12,6 +13,8 @@ interface UploadsOptions {
   json?: boolean;
   state?: string;
   limit?: string;
+  watch?: boolean;
+  interval?: string;
 }
 
 export function progressText(u: UploadView): string {
@@ -38,9 +41,15 @@ export async function uploadsCommand(opts: UploadsOptions, cmd: Command): Promis
     throw new UsageError(`--state must be one of ${STATES.join(', ')}, got "${opts.state}"`);
   }
   if (opts.limit !== undefined && !/^[1-9]\d{0,3}$/.test(opts.limit)) throw new UsageError('--limit must be 1-9999');
-  const uploads = await withApp(cmd, (app) =>
-    app.uploads.list({ state: opts.state as UploadState | undefined, limit: opts.limit ? Number(opts.limit) : 50 }),
-  );
+  const list = { state: opts.state as UploadState | undefined, limit: opts.limit ? Number(opts.limit) : 50 };
+  const intervalMs = parseInterval(opts.interval);
+  if (opts.watch && !opts.json && process.stdout.isTTY) {
+    // --watch on a terminal: a live view with a progress bar per upload; otherwise print once.
+    const launch = import('../views/launch.tsx');
+    launch.catch(() => undefined);
+    return withApp(cmd, async (app) => (await launch).watchUploads(app, { intervalMs, list }));
+  }
+  const uploads = await withApp(cmd, (app) => app.uploads.list(list));
   if (opts.json) return printJson(uploads);
   if (uploads.length === 0) {
     process.stdout.write('no uploads yet\n');

@@ -1,0 +1,48 @@
+import { Box, Text, useApp, useInput, useStdin } from 'ink';
+import type { CaptureView } from '../../services/captures.ts';
+import { alignColumns } from './columns.ts';
+import { captureProgress, safeText } from './capture-text.ts';
+import { usePoll } from './use-poll.ts';
+
+export interface CapturesWatchProps {
+  load: () => Promise<CaptureView[]>;
+  intervalMs: number;
+  colour: boolean;
+}
+
+const STATE_COLOUR: Record<string, string> = { queued: 'cyan', ingesting: 'yellow', ingested: 'green', failed: 'red' };
+
+/** `rigd captures --watch`: captures and their ingestion, a progress bar while downloading; q quits. */
+export function CapturesWatch({ load, intervalMs, colour }: CapturesWatchProps) {
+  const { exit } = useApp();
+  const { isRawModeSupported } = useStdin();
+  const polled = usePoll(load, intervalMs);
+  useInput((input, key) => (input === 'q' || key.escape) && exit(), { isActive: isRawModeSupported === true });
+  if (!polled.data) return <Text>{polled.error ? `rigd: ${polled.error.message}` : 'loading captures…'}</Text>;
+  const captures = polled.data;
+  const counts = new Map<string, number>();
+  for (const c of captures) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
+  const lines = alignColumns([
+    ['ID', 'STATE', 'RIG', 'PROJECT', 'KEY', 'PROGRESS / RESULT'],
+    ...captures.map((c) => [String(c.id), c.state, c.rig_id ?? '-', c.project ?? '', safeText(c.key), captureProgress(c)]),
+  ]);
+  const summary = ['queued', 'ingesting', 'ingested', 'failed'].map((s) => `${counts.get(s) ?? 0} ${s}`).join(', ');
+  return (
+    <Box flexDirection="column">
+      <Text bold={colour}>{`${captures.length} recent captures: ${summary}`}</Text>
+      <Text> </Text>
+      <Text bold={colour} wrap="truncate">
+        {lines[0]}
+      </Text>
+      {captures.map((c, i) => (
+        <Text key={c.id} wrap="truncate" color={colour ? STATE_COLOUR[c.state] : undefined}>
+          {lines[i + 1]}
+        </Text>
+      ))}
+      {captures.length === 0 ? <Text>no captures yet</Text> : null}
+      <Text> </Text>
+      <Text dimColor={colour}>{`updated ${polled.at?.toLocaleTimeString('en-GB') ?? ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
+      {polled.error ? <Text>{`rigd: refresh failed: ${polled.error.message}`}</Text> : null}
+    </Box>
+  );
+}
