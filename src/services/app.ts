@@ -5,6 +5,7 @@ import { createStorage, type Storage } from '../storage/index.ts';
 import { CaptureWorker } from '../ingest/capture-worker.ts';
 import { CaptureService } from './captures.ts';
 import { LoginThrottle } from './login-throttle.ts';
+import { Metrics } from './metrics.ts';
 import { Passwords } from './passwords.ts';
 import { BucketCheck } from './bucket-check.ts';
 import { rigDirectory } from './rig-directory.ts';
@@ -30,6 +31,8 @@ export interface App {
   sessions: SessionService;
   rigs: RigService;
   uploads: UploadService;
+  /** What GET /metrics shows. */
+  metrics: Metrics;
   captures: CaptureService;
   /** Starts the background tasks (only `rigd serve` does). */
   start(): Promise<void>;
@@ -57,6 +60,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   const rigs = new RigService(db, config, {
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
+  const metrics = new Metrics(db, rigs);
   const uploads = new UploadService(db, storage, rigDirectory(db), config, log);
   const captures = new CaptureService(db, storage, config, log, (key, info) => uploads.observe(key, info));
   uploads.onUploaded((upload) => captures.onUploaded(upload));
@@ -75,6 +79,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     sessions,
     rigs,
     uploads,
+    metrics,
     captures,
     async start() {
       for (const task of background) {

@@ -1,0 +1,61 @@
+import type { ServerRoute } from '@hapi/hapi';
+import type { App } from '../../services/app.ts';
+
+/** How long each dependency may take to answer /healthz. */
+const CHECK_TIMEOUT_MS = 2000;
+
+type Check = 'ok' | string;
+
+async function bounded(what: string, work: () => Promise<unknown>): Promise<Check> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      work(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+    return 'ok';
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * GET /healthz (process up, database answers, storage answers: 200 or 503, JSON) and GET /metrics
+ * (Prometheus text). Both only for loopback and VPN clients, with no login: for systemd, monitoring
+ * and load balancers on the gateway.
+ */
+export function healthRoutes(app: App): ServerRoute[] {
+  return [
+    {
+      method: 'GET',
+      path: '/healthz',
+      options: {
+        auth: false,
+        app: { vpn: 'viewer' },
+        handler: async (_request, h) => {
+          const [database, storage] = await Promise.all([
+            bounded('database', () => app.db.sequelize.query('SELECT 1')),
+            bounded('storage', () => app.storage.ping()),
+          ]);
+          const ok = database === 'ok' && storage === 'ok';
+          const body = { status: ok ? 'ok' : 'unavailable', checks: { process: 'ok', database, storage }, uptime_s: Math.round(process.uptime()) };
+          return h.response(body).code(ok ? 200 : 503).header('cache-control', 'no-store');
+        },
+      },
+    },
+    {
+      method: 'GET',
+      path: '/metrics',
+      options: {
+        auth: false,
+        app: { vpn: 'viewer' },
+        handler: async (_request, h) =>
+          h.response(await app.metrics.render()).type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store'),
+      },
+    },
+  ];
+}
