@@ -136,7 +136,6 @@ test('downloadTo: hashes while streaming and paces to a read rate', async (t) =>
   const ms = Date.now() - started;
   t.equal(got.bytes, data.length, 'all bytes');
   t.equal(got.sha256, createHash('sha256').update(data).digest('hex'), 'sha256');
-  t.equal(got.md5, createHash('md5').update(data).digest('hex'), 'md5');
   t.ok(ms >= 250, `paced: 300 KiB at 1 MiB/s took ${ms} ms`);
 });
 
