@@ -1,8 +1,8 @@
 // Helpers for the job queue tests: temp data dirs, polling, a recording handler and child processes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { tmpDir } from './tmp.ts';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { JobContext } from '../../src/ingest/runner.ts';
@@ -13,9 +13,7 @@ export const REPO = path.resolve(HERE, '..', '..');
 
 /** A fresh data_dir, removed at process exit. */
 export function tempDataDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'rigd-queue-'));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
+  return tmpDir('rigd-queue-');
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -139,14 +137,4 @@ export function enqueueFromChild(dataDir: string, kind: string, count: number): 
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`enqueue child exited ${code}`))));
   });
-}
-
-/** Asserts that p rejects with a message matching re (tape 5 has no t.rejects). */
-export async function rejects(t: { match(a: string, re: RegExp, msg?: string): void; fail(msg?: string): void }, p: Promise<unknown>, re: RegExp, msg: string): Promise<void> {
-  try {
-    await p;
-    t.fail(`${msg}: did not reject`);
-  } catch (err) {
-    t.match(err instanceof Error ? err.message : String(err), re, msg);
-  }
 }

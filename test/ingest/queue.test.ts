@@ -3,7 +3,8 @@ import { openDatabase } from '../../src/db/index.ts';
 import { getJob, listJobs, queueDepth } from '../../src/ingest/jobs-read.ts';
 import { enqueue } from '../../src/ingest/queue.ts';
 import { JobRunner, type RunnerLogger } from '../../src/ingest/runner.ts';
-import { rejects, sleep, tempDataDir, waitFor } from '../helpers/queue.ts';
+import { rejects } from '../helpers/assert.ts';
+import { sleep, tempDataDir, waitFor } from '../helpers/queue.ts';
 
 function capturingLogger(errors: string[]): RunnerLogger {
   return {

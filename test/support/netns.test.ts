@@ -1,6 +1,7 @@
 // Self-test of test/helpers/netns.ts: real clients in network namespaces reach servers in this
 // process from their own addresses, and nothing is left behind.
 import test from 'tape';
+import { rejects } from '../helpers/assert.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { execFileSync, spawn } from 'node:child_process';
@@ -74,15 +75,6 @@ function startChild(octet: number): Promise<{ pid: number; ns: string; hostIf: s
   });
 }
 
-/** tape's t.rejects is not in this tape version. */
-async function rejects(t: test.Test, p: Promise<unknown>, re: RegExp, msg: string): Promise<void> {
-  try {
-    await p;
-    t.fail(`${msg}: did not reject`);
-  } catch (err) {
-    t.match((err as Error).message, re, msg);
-  }
-}
 
 let net: Hosts;
 
