@@ -97,6 +97,23 @@ export function buildProgram(): Command {
     .option('--json', 'print the capture as JSON only')
     .action(lazy(() => import('./commands/ingest.ts'), (m) => m.ingestCommand));
 
+  sub('doctor')
+    .description('check the install: config, data_dir, database, storage, bucket, webhook wiring, VPN address')
+    .option('--json', 'JSON only')
+    .action(lazy(() => import('./commands/doctor.ts'), (m) => m.doctorCommand));
+
+  sub('backup')
+    .description('write a consistent copy of the database to FILE (safe while rigd serve runs)')
+    .argument('<file>', 'where to write the copy (must not exist)')
+    .option('--json', 'JSON only')
+    .action(lazy(() => import('./commands/backup.ts'), (m) => m.backupCommand));
+
+  sub('restore')
+    .description('replace the database with a backup (stop rigd serve first; the old file is kept aside)')
+    .argument('<file>', 'a file written by rigd backup')
+    .option('--json', 'JSON only')
+    .action(lazy(() => import('./commands/backup.ts'), (m) => m.restoreCommand));
+
   sub('migrate')
     .description('create or upgrade the database (serve does this on start)')
     .option('--json', 'JSON only')

@@ -43,6 +43,8 @@ export interface ObjectStorage {
   parseObjectUrl(url: string): ObjectRef;
   /** Resolves when storage answers; throws Unavailable (`storage_unavailable`) when it cannot be reached. */
   ping(): Promise<void>;
+  /** Whether the configured bucket exists (storage answers and the credentials work, else Unavailable). */
+  bucketExists(): Promise<boolean>;
 }
 
 /** Longest key MinIO and S3 accept, in bytes of UTF-8. */

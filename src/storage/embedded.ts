@@ -135,6 +135,11 @@ export class EmbeddedStorage implements ObjectStorage {
     }
   }
 
+  async bucketExists(): Promise<boolean> {
+    const st = await fsStat(path.join(this.root, this.bucket)).catch(() => null);
+    return st !== null && st.isDirectory();
+  }
+
   async ping(): Promise<void> {
     try {
       await mkdir(this.root, { recursive: true });

@@ -173,6 +173,18 @@ export class MinioStorage implements ObjectStorage {
     }
   }
 
+  /** ARNs of the webhook (queue) targets the bucket notifies of created objects, from MinIO's bucket notification config. */
+  async createdObjectTargets(): Promise<string[]> {
+    const conf = await this.call('notification config', async () => (await this.client()).getBucketNotification(this.bucket));
+    return (conf.QueueConfiguration ?? [])
+      .filter((q) => (q.Event ?? []).some((e) => /^s3:ObjectCreated:(\*|Put)$/.test(e)))
+      .map((q) => q.Queue);
+  }
+
+  async bucketExists(): Promise<boolean> {
+    return this.call('bucket check', async () => (await this.client()).bucketExists(this.bucket));
+  }
+
   async ping(): Promise<void> {
     await this.call('ping', async () => (await this.client()).bucketExists(this.bucket));
   }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../log.ts';
 import { openApp } from '../../services/app.ts';
+import { markServing } from '../../services/server-presence.ts';
 import { createServer } from '../../server/server.ts';
 import { configFor } from '../context.ts';
 import { UsageError } from '../fail.ts';
@@ -30,6 +31,9 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   const server = await createServer(app, { log });
   await app.start();
   await server.start();
+  // rigd restore refuses while this marker names a live process.
+  const unmark = markServing(config.data_dir);
+  process.on('exit', unmark);
   const hint = (await app.users.list()).length === 0 ? 'no users yet: add one with  rigd user add NAME --email EMAIL\n' : '';
   process.stdout.write(`rigd listening on ${displayUrl(config.server.host, Number(server.info.port))}\n${hint}`);
 

@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { DomainError } from '../../errors.ts';
+import { configFor, printJson } from '../context.ts';
+import { formatBytes } from '../views/progress-bar.ts';
+
+class BackupFailed extends DomainError {
+  constructor(message: string) {
+    super('unprocessable', 'backup_failed', message);
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** `rigd backup FILE`: a consistent copy of the database, safe while rigd serve runs. */
+export async function backupCommand(file: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
+  const config = configFor(cmd);
+  const { backupDatabase } = await import('../../db/backup.ts');
+  const result = await backupDatabase(config.data_dir, file).catch((err: unknown) => {
+    throw new BackupFailed(`backup failed: ${message(err)}`);
+  });
+  if (opts.json) return printJson(result);
+  process.stdout.write(`backed up the database to ${result.file} (${formatBytes(result.bytes)}, integrity_check ok)\n`);
+}
+
+/** `rigd restore FILE`: replaces the database with a verified backup; refuses while rigd serve runs. */
+export async function restoreCommand(file: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
+  const config = configFor(cmd);
+  const { runningServers } = await import('../../services/server-presence.ts');
+  const servers = runningServers(config.data_dir);
+  if (servers.length > 0) {
+    throw new BackupFailed(`rigd serve is running on ${config.data_dir} (pid ${servers.join(', ')}): stop it first (systemctl stop rigd), then restore`);
+  }
+  const { restoreDatabase } = await import('../../db/backup.ts');
+  const result = await restoreDatabase(config.data_dir, file).catch((err: unknown) => {
+    throw new BackupFailed(`restore refused: ${message(err)}`);
+  });
+  if (opts.json) return printJson(result);
+  process.stdout.write(
+    `restored ${file} (integrity_check ok, ${result.migrations.length} migrations)${result.previous ? `; the previous database is kept at ${result.previous}` : ''}\n` +
+      'start rigd serve again: it applies any newer migrations on start\n',
+  );
+}

@@ -1,0 +1,135 @@
+/**
+ * Online backup and restore of the SQLite database file.
+ *
+ * Backup uses `VACUUM INTO`: one statement in one read transaction, so under WAL it copies a
+ * consistent snapshot while `rigd serve` keeps committing (writers are never blocked, and unlike
+ * sqlite3's step-wise backup API it never restarts when another connection writes). The copy is
+ * compact, written to a temp name, checked with integrity_check, fsynced and only then renamed into
+ * place. (PostgreSQL installs use pg_dump instead; this file is the SQLite path.)
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
+import path from 'node:path';
+import sqlite3 from 'sqlite3';
+import { migrations } from './migrations/index.ts';
+import { closeSequelize, createSequelize, DB_FILE } from './sequelize.ts';
+
+export interface BackupResult {
+  file: string;
+  bytes: number;
+}
+
+function fsyncPath(p: string): void {
+  const fd = openSync(p, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function all<T>(db: sqlite3.Database, sql: string): Promise<T[]> {
+  return new Promise((resolve, reject) => db.all(sql, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+}
+
+function openReadOnly(file: string): Promise<sqlite3.Database> {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) => (err ? reject(err) : resolve(db)));
+  });
+}
+
+function close(db: sqlite3.Database): Promise<void> {
+  return new Promise((resolve) => db.close(() => resolve()));
+}
+
+/**
+ * Checks that `file` is a sound rigd database this version can run: integrity_check passes and every
+ * applied migration is one this build knows. Returns the names of the applied migrations.
+ */
+export async function verifyDatabaseFile(file: string): Promise<string[]> {
+  const db = await openReadOnly(file);
+  try {
+    const check = await all<{ integrity_check: string }>(db, 'PRAGMA integrity_check');
+    const verdict = check.map((r) => r.integrity_check).join('; ');
+    if (verdict !== 'ok') throw new Error(`${file} fails integrity_check: ${verdict.slice(0, 300)}`);
+    const tables = await all<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+    if (tables.length === 0) throw new Error(`${file} is not a rigd database (no schema_migrations table)`);
+    const applied = (await all<{ name: string }>(db, 'SELECT name FROM schema_migrations')).map((r) => r.name);
+    const known = new Set(migrations.map((m) => m.name));
+    const unknown = applied.filter((n) => !known.has(n));
+    if (unknown.length) throw new Error(`${file} comes from a newer rigd (migrations ${unknown.join(', ')}): upgrade rigd first`);
+    return applied;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_NOTADB') throw new Error(`${file} is not an SQLite database`);
+    throw err;
+  } finally {
+    await close(db);
+  }
+}
+
+/** Writes a consistent copy of the database in dataDir to `target` (which must not exist). */
+export async function backupDatabase(dataDir: string, target: string): Promise<BackupResult> {
+  const dest = path.resolve(target);
+  if (existsSync(dest)) throw new Error(`${dest} already exists: choose a new file name`);
+  const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.tmp`);
+  const sequelize = createSequelize(dataDir);
+  try {
+    await sequelize.query('VACUUM INTO ?', { replacements: [tmp] });
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  } finally {
+    await closeSequelize(sequelize);
+  }
+  try {
+    await verifyDatabaseFile(tmp);
+    fsyncPath(tmp);
+    renameSync(tmp, dest);
+    fsyncPath(path.dirname(dest));
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  return { file: dest, bytes: statSync(dest).size };
+}
+
+export interface RestoreResult {
+  /** Where the database that was replaced now is, or null when there was none. */
+  previous: string | null;
+  migrations: string[];
+}
+
+/**
+ * Replaces the database in dataDir with `source` after verifying it. The caller makes sure no server
+ * runs on dataDir. The old database is checkpointed (its WAL folded in) and kept aside, renamed.
+ */
+export async function restoreDatabase(dataDir: string, source: string, now = new Date()): Promise<RestoreResult> {
+  const src = path.resolve(source);
+  const applied = await verifyDatabaseFile(src);
+  const live = path.resolve(dataDir, DB_FILE);
+  let previous: string | null = null;
+  if (existsSync(live)) {
+    const sequelize = createSequelize(dataDir);
+    try {
+      await sequelize.query('PRAGMA wal_checkpoint(TRUNCATE)');
+    } finally {
+      await closeSequelize(sequelize);
+    }
+    previous = `${live}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
+    renameSync(live, previous);
+    for (const suffix of ['-wal', '-shm']) rmSync(`${live}${suffix}`, { force: true });
+  }
+  const tmp = `${live}.restore-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await copyFile(src, tmp);
+    fsyncPath(tmp);
+    renameSync(tmp, live);
+    fsyncPath(path.dirname(live));
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    if (previous && !existsSync(live)) renameSync(previous, live);
+    throw err;
+  }
+  return { previous, migrations: applied };
+}

@@ -1,0 +1,40 @@
+/**
+ * `rigd doctor`: checks an install the way an operator would, one finding per check, each failure
+ * with the fix to apply. It creates no database and no bucket (the embedded store's ping may create its
+ * objects/ directory, as any command would).
+ */
+import { loadConfig, type LoadOptions } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
+import { checkDataDir, checkVpnInterface } from './doctor-host.ts';
+import { checkDatabase } from './doctor-database.ts';
+import { errorText, fail, ok, type Finding } from './doctor-finding.ts';
+import { checkStorage } from './doctor-storage.ts';
+
+export type { CheckStatus, Finding } from './doctor-finding.ts';
+
+export interface DoctorReport {
+  ok: boolean;
+  config_file: string | null;
+  checks: Finding[];
+}
+
+/** Runs every check; `ok` is false when any check failed (warnings do not fail). */
+export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
+  let config: Readonly<Config>;
+  let file: string | null = null;
+  try {
+    const loaded = loadConfig(load);
+    config = loaded.config;
+    file = loaded.file;
+  } catch (err) {
+    const where = load.file ?? load.env?.RIGD_CONFIG ?? 'the config file';
+    const checks = [fail('config', errorText(err), `correct the key named above in ${where} (every key is in config.example.yaml), then run rigd doctor again`)];
+    return { ok: false, config_file: load.file ?? null, checks };
+  }
+  const checks: Finding[] = [ok('config', file ? `${file} is valid` : 'no config file: built-in defaults (embedded storage, data in ./data)')];
+  checks.push(...(await checkDataDir(config.data_dir)));
+  checks.push(...(await checkDatabase(config.data_dir)));
+  checks.push(...(await checkStorage(config)));
+  checks.push(checkVpnInterface(config.vpn.cidr));
+  return { ok: !checks.some((c) => c.status === 'fail'), config_file: file, checks };
+}
