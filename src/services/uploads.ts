@@ -167,7 +167,7 @@ export class UploadService {
     try {
       // The store gets a copy of the stream: a refused body must not destroy the request's
       // socket, so that the client still reads its S3 error (the route drains the rest).
-      const copy = new PassThrough();
+      const copy = new PassThrough({ highWaterMark: 1024 * 1024 });
       body.pipe(copy);
       const info = await store.putObject(key, copy, {
         expectedSize: upload.expected_size,
