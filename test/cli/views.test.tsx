@@ -1,0 +1,149 @@
+// The Ink views, rendered with ink-testing-library: rows, colours on and off, a rig appearing between
+// two frames, progress bars advancing.
+import test from 'tape';
+import chalk from 'chalk';
+import { render } from 'ink-testing-library';
+import type { CaptureView } from '../../src/services/captures.ts';
+import type { RigView } from '../../src/services/rigs.ts';
+import type { UploadView } from '../../src/services/uploads.ts';
+import { CapturesWatch } from '../../src/cli/views/captures-watch.tsx';
+import { colourEnabled } from '../../src/cli/views/colour.ts';
+import { IngestWait } from '../../src/cli/views/ingest-wait.tsx';
+import { progressBar } from '../../src/cli/views/progress-bar.ts';
+import { RigsWatch } from '../../src/cli/views/rigs-watch.tsx';
+import { UploadsWatch } from '../../src/cli/views/uploads-watch.tsx';
+
+// The test runner sets FORCE_COLOR=0; the colour cases switch chalk (Ink's styler) on themselves.
+chalk.level = 1;
+const ESC = '\u001b[';
+const NOW = new Date('2026-11-22T12:00:00Z');
+
+function rig(id: string, agoS: number, extra: Partial<RigView> = {}): RigView {
+  const status = agoS <= 300 ? 'online' : agoS <= 3600 ? 'stale' : 'offline';
+  return {
+    id,
+    status,
+    last_seen_at: new Date(NOW.getTime() - agoS * 1000),
+    serial: `S-${id}`,
+    lan_ip: '192.168.5.5',
+    vpn_address: '10.144.3.3',
+    vpn_name: `${id}.rigs.internal`,
+    version: '2.0',
+    branch: 'main',
+    latitude: 52.52,
+    longitude: 13.405,
+    current_project: null,
+    created_at: NOW,
+    ...extra,
+  };
+}
+
+async function until(frame: () => string | undefined, ok: (f: string) => boolean, what: string, ms = 3000): Promise<string> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const f = frame();
+    if (f !== undefined && ok(f)) return f;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no frame with ${what}; last frame:\n${frame()}`);
+}
+
+const plain = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
+
+test('rigs --watch view: rows, summary, colours, NO_COLOR, a rig appearing', async (t) => {
+  let rigs = [rig('rig10', 10, { current_project: 'survey-7' }), rig('rig2', 1200, { branch: 'dev', version: '2.1-rc1' }), rig('rig1', 3 * 3600, { lan_ip: null, latitude: null, longitude: null })];
+  const load = async () => rigs;
+  const view = render(<RigsWatch load={load} intervalMs={30} filter={{}} sort="id" colour now={() => NOW} />);
+  const first = await until(view.lastFrame, (f) => f.includes('rig10'), 'the rigs');
+  const lines = plain(first).split('\n');
+  t.equal(lines[0], '3 rigs: 1 online, 1 stale, 1 offline · versions: main 2.0 ×2, dev 2.1-rc1 ×1', 'summary line: statuses and versions');
+  // ink-testing-library's terminal is 100 columns: longer lines are cut with an ellipsis, never wrapped.
+  t.match(lines[2], /^ {2}STATUS\s+ID\s+LAN IP\s+VPN NAME\s+BRANCH \(VERSION\)\s+LAST SEEN\s+POSITI…$/, 'header');
+  t.match(lines[3], /^● online\s+rig10\s+192\.168\.5\.5\s+rig10\.rigs\.internal\s+main \(2\.0\)\s+less than a minute ago\s+52\.5200…$/, 'online rig row, cut at the terminal width');
+  t.equal(lines.filter((l) => l.startsWith('●')).length, 3, 'one line per rig');
+  t.match(lines[4], /^● stale\s+rig2\s+.*dev \(2\.1-rc1\)\s+20 minutes ago/, 'stale rig row');
+  t.match(lines[5], /^● offline\s+rig1\s+-\s+rig1\.rigs\.internal\s+main \(2\.0\)\s+about 3 hours ago\s+-$/, 'offline rig: no LAN IP, no position');
+  t.ok(first.includes(`${ESC}32m●`), 'online dot is green');
+  t.ok(first.includes(`${ESC}33m●`), 'stale dot is amber');
+  t.ok(first.includes(`${ESC}90m●`), 'offline dot is grey');
+
+  rigs = [...rigs, rig('rig3', 5, { branch: 'main' })];
+  const second = plain(await until(view.lastFrame, (f) => f.includes('rig3'), 'the new rig'));
+  t.ok(second.startsWith('4 rigs: 2 online'), 'summary counts the new rig');
+  t.deepEqual(
+    second.split('\n').filter((l) => l.startsWith('●')).map((l) => l.split(/\s+/)[2]),
+    ['rig10', 'rig2', 'rig1', 'rig3'],
+    'the new rig is a new row between two frames (service order kept)',
+  );
+  view.unmount();
+
+  const sorted = render(<RigsWatch load={load} intervalMs={1000} filter={{ branch: 'main' }} sort="last-seen" colour={false} now={() => NOW} />);
+  const frame = await until(sorted.lastFrame, (f) => f.includes('rig10'), 'rigs');
+  t.notOk(frame.includes(ESC), 'colour off (NO_COLOR): not one escape code');
+  t.deepEqual(
+    frame.split('\n').filter((l) => l.startsWith('●')).map((l) => l.split(/\s+/)[2]),
+    ['rig3', 'rig10', 'rig1'],
+    '--branch main and --sort last-seen',
+  );
+  t.match(frame, /sorted by last seen · branch main/, 'footer says the order and filter');
+  sorted.unmount();
+
+  t.equal(colourEnabled({ NO_COLOR: '1' }), false, 'NO_COLOR=1: no colour');
+  t.equal(colourEnabled({ NO_COLOR: '' }), true, 'NO_COLOR empty: colour (no-color.org)');
+  t.equal(colourEnabled({}), true, 'default: colour');
+});
+
+function upload(id: number, state: UploadView['state'], size: number, seen: number): UploadView {
+  const at = NOW.toISOString();
+  return { id, rig_id: 'rig1', key: `rig1/cap-${id}.sqlite`, project: null, state, size, bytes_seen: seen, etag: null, created_at: at, url_expires_at: at, completed_at: null };
+}
+
+test('uploads --watch view: a progress bar per upload, advancing', async (t) => {
+  let seen = 256 * 1024;
+  const load = async () => [upload(2, 'reserved', 1024 * 1024, seen), upload(1, 'uploaded', 2048, 2048)];
+  const view = render(<UploadsWatch load={load} intervalMs={20} colour={false} />);
+  const first = await until(view.lastFrame, (f) => f.includes('cap-2'), 'the uploads');
+  t.ok(first.includes(`${progressBar(1, 4)}  256.0 KiB / 1.0 MiB`), 'in flight: 25 % bar with bytes seen / size');
+  t.ok(first.includes(`${progressBar(1, 1)}  2.0 KiB`), 'uploaded: full bar');
+  t.match(first, /2 recent uploads: 1 reserved, 1 uploaded, 0 expired · 1 receiving bytes/, 'summary by state');
+  seen = 768 * 1024;
+  const later = await until(view.lastFrame, (f) => f.includes('768.0 KiB'), 'more bytes');
+  t.ok(later.includes(progressBar(3, 4)), 'the bar advanced to 75 %');
+  t.ok(progressBar(3, 4).startsWith('███████████████░░░░░'), 'bar drawing: 15 of 20 cells');
+  t.notOk(later.includes(ESC), 'no escape codes with colour off');
+  view.unmount();
+});
+
+function capture(state: CaptureView['state'], progress: CaptureView['progress'], extra: Partial<CaptureView> = {}): CaptureView {
+  const at = NOW.toISOString();
+  return {
+    id: 7, bucket: 'captures', key: 'rig1/a.sqlite', url: '', etag: 'e', size: 4096, rig_id: 'rig1', project: 'p', upload_id: null, job_id: 1,
+    state, attempts: 1, error_code: null, last_error: null, progress, sha256: null, tables: null, page_size: null, page_count: null,
+    created_at: at, updated_at: at, started_at: at, finished_at: null, ...extra,
+  };
+}
+
+test('captures --watch and ingest --wait views: download bar advancing, then the result', async (t) => {
+  let c = capture('ingesting', { step: 'download', bytes: 1024, total: 4096 });
+  const load = async () => [c];
+  const view = render(<CapturesWatch load={load} intervalMs={20} colour={false} />);
+  const first = await until(view.lastFrame, (f) => f.includes('a.sqlite'), 'the capture');
+  t.ok(first.includes(progressBar(1, 4)), 'download at 25 %');
+  c = capture('ingesting', { step: 'download', bytes: 4096, total: 4096 });
+  await until(view.lastFrame, (f) => f.includes(progressBar(1, 1)), 'download at 100 %');
+  t.pass('the download bar advanced');
+  c = capture('ingested', null, { tables: [{ name: 'fixes', columns: [], rows: 12 }] });
+  await until(view.lastFrame, (f) => f.includes('1 tables, 12 rows'), 'the result');
+  t.pass('ingested: tables and rows');
+  view.unmount();
+
+  let step = 0;
+  const states = [capture('queued', null), capture('ingesting', { step: 'download', bytes: 2048, total: 4096 }), capture('ingested', null, { tables: [] })];
+  let done: CaptureView | undefined;
+  const wait = render(<IngestWait load={async () => states[Math.min(step++, 2)]} intervalMs={20} colour={false} onDone={(x) => (done = x)} />);
+  await until(wait.lastFrame, (f) => f.includes('ingested'), 'the end');
+  await until(() => done?.state, (x) => x === 'ingested', 'onDone');
+  t.equal(done?.state, 'ingested', 'onDone with the final capture');
+  t.ok(wait.frames.some((f) => f.includes('download') || f.includes('2.0 KiB / 4.0 KiB')), 'a progress frame on the way');
+  wait.unmount();
+});
