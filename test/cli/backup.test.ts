@@ -1,0 +1,89 @@
+// rigd backup while rigd serve takes 100 rig reports a second; rigd restore of that backup into a
+// fresh data_dir gives a database that opens and passes integrity_check. restore refuses while a
+// server runs on its data_dir, and keeps the old file aside.
+import test from 'tape';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import sqlite3 from 'sqlite3';
+import { rigd, serveProcess } from '../helpers/cli.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+function query<T>(file: string, sql: string): Promise<T[]> {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) => {
+      if (err) return reject(err);
+      db.all(sql, (e, rows) => db.close(() => (e ? reject(e) : resolve(rows as T[]))));
+    });
+  });
+}
+
+test('backup under 100 reports/s restores to a sound database', async (t) => {
+  const dataDir = tmpDir();
+  // Loopback is the VPN for this server: rigs report from 127.0.0.1 with Host 127.0.0.1.
+  const env = { RIGD_DATA_DIR: dataDir, RIGD_VPN_CIDR: '127.0.0.0/8' };
+  const srv = await serveProcess(env);
+  let sent = 0;
+  let okCount = 0;
+  let running = true;
+  const load = (async () => {
+    const started = Date.now();
+    while (running) {
+      // 10 reports every 100 ms = 100 reports/s from 20 rigs.
+      const batch = Array.from({ length: 10 }, (_, i) => {
+        const id = `rig${(sent + i) % 20}`;
+        return fetch(`${srv.url}/api/v1/rigs/${id}`, {
+          method: 'PUT',
+          headers: { host: '127.0.0.1', 'content-type': 'application/x-www-form-urlencoded' },
+          body: `rig_serial=S-${id}&software_version=2.0&git_branch=main&gpsd_latitude=52.5&gpsd_longitude=13.4`,
+        }).then((r) => r.status === 200 && okCount++);
+      });
+      sent += 10;
+      await Promise.all(batch);
+      const next = started + (sent / 100) * 1000;
+      await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 1500));
+  const backupFile = path.join(tmpDir(), 'rigd-backup.sqlite');
+  const before = okCount;
+  const res = await rigd(['backup', backupFile], { env });
+  const during = okCount - before;
+  await new Promise((r) => setTimeout(r, 500));
+  running = false;
+  await load;
+  t.equal(res.code, 0, `backup exits 0 ${res.stderr}`);
+  t.match(res.stdout, /^backed up the database to .*rigd-backup\.sqlite \(.* KiB, integrity_check ok\)\n$/, 'one line');
+  t.ok(during > 0, `reports kept committing during the backup (${during})`);
+  t.equal(okCount, sent, `every report answered 200 (${okCount}/${sent})`);
+
+  const refused = await rigd(['restore', backupFile], { env });
+  t.equal(refused.code, 1, 'restore while rigd serve runs on the data_dir: exit 1');
+  t.match(refused.stderr, /^rigd: rigd serve is running on .* \(pid \d+\): stop it first \(systemctl stop rigd\), then restore\n$/, 'says why and what to do');
+  t.equal(await srv.stop(), 0, 'serve stops cleanly');
+
+  const again = await rigd(['backup', backupFile], { env });
+  t.equal(again.code, 1, 'backup never overwrites a file');
+
+  const target = tmpDir();
+  const restoreEnv = { RIGD_DATA_DIR: target };
+  const first = await rigd(['migrate'], { env: restoreEnv });
+  t.equal(first.code, 0, 'a fresh data_dir with its own (empty) database');
+  const restored = await rigd(['restore', backupFile, '--json'], { env: restoreEnv });
+  t.equal(restored.code, 0, `restore exits 0 ${restored.stderr}`);
+  const result = JSON.parse(restored.stdout);
+  t.ok(result.previous && existsSync(result.previous), 'the previous database is kept aside');
+  const live = path.join(target, 'rigd.sqlite');
+  const [check] = await query<{ integrity_check: string }>(live, 'PRAGMA integrity_check');
+  t.equal(check.integrity_check, 'ok', 'restored database passes integrity_check');
+  const [{ n }] = await query<{ n: number }>(live, 'SELECT count(*) AS n FROM rig_reports');
+  t.ok(n > 0 && n <= okCount, `restored history holds the reports committed before the backup (${n} of ${okCount})`);
+  const rigs = await rigd(['rigs', '--json'], { env: restoreEnv });
+  t.equal(JSON.parse(rigs.stdout).length, 20, 'the restored database opens through rigd: 20 rigs');
+  t.deepEqual(readdirSync(target).filter((f) => f.endsWith('.tmp')), [], 'no temp files left');
+
+  const junk = path.join(tmpDir(), 'junk.sqlite');
+  (await import('node:fs')).writeFileSync(junk, 'not a database at all, just text'.repeat(200));
+  const bad = await rigd(['restore', junk], { env: restoreEnv });
+  t.equal(bad.code, 1, 'a file that is not a database is refused');
+  t.match(bad.stderr, /^rigd: restore refused: .*(not an SQLite database|integrity_check|file is not a database)/, `says why: ${bad.stderr.trim()}`);
+});
