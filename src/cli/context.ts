@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
+import type { Reader } from '../db/reader.ts';
 
 export interface GlobalOptions {
   config?: string;
@@ -20,6 +21,23 @@ export async function withApp<T>(cmd: Command, fn: (app: import('../services/app
     return await fn(app);
   } finally {
     await app.close();
+  }
+}
+
+/**
+ * Runs read-only queries for one command. When the database exists and is current, they go
+ * through a direct SQLite connection without loading Sequelize (start-up time of listing
+ * commands); otherwise the app is opened, which creates and migrates the database first.
+ */
+export async function withReader<T>(cmd: Command, fn: (reader: Reader, config: Readonly<Config>) => Promise<T>): Promise<T> {
+  const config = configFor(cmd);
+  const { openLiteReader } = await import('../db/reader.ts');
+  const lite = await openLiteReader(config.data_dir);
+  if (!lite) return withApp(cmd, (app) => fn(app.db.reader, config));
+  try {
+    return await fn(lite, config);
+  } finally {
+    await lite.close();
   }
 }
 

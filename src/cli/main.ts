@@ -68,7 +68,7 @@ export function buildProgram(): Command {
     .option('--sort <order>', 'id (natural order) or last-seen (most recent first)', 'id')
     .option('-w, --watch', 'a live table on the terminal (q quits); prints once without a terminal')
     .option('--interval <seconds>', 'refresh of --watch', '2')
-    .action(lazy(() => import('./commands/rigs.tsx'), (m) => m.rigsCommand));
+    .action(lazy(() => import('./commands/rigs.ts'), (m) => m.rigsCommand));
 
   sub('uploads')
     .description('recent rig uploads, newest first, with their state and progress')

@@ -56,17 +56,28 @@ function readFile(file: string): Record<string, unknown> {
   return doc as Record<string, unknown>;
 }
 
-type Description = { type?: string; keys?: Record<string, Description> };
-
-/** Every leaf key of the schema as a path, e.g. ['storage', 'minio', 'access_key']. */
-function leafPaths(desc: Description, prefix: string[] = []): { path: string[]; type: string }[] {
-  if (desc.type === 'object' && desc.keys) {
-    return Object.entries(desc.keys).flatMap(([k, d]) => leafPaths(d, [...prefix, k]));
-  }
-  return [{ path: prefix, type: desc.type ?? 'any' }];
+interface Leaf {
+  path: string[];
+  isList: boolean;
 }
 
-const LEAVES = leafPaths(configSchema.describe() as Description);
+/**
+ * Every leaf key of the config as a path, e.g. ['storage', 'minio', 'access_key'], read off the
+ * defaults (every key has one). Cheaper at start-up than walking joi's describe() output.
+ */
+function leavesOf(value: Record<string, unknown>, prefix: string[] = []): Leaf[] {
+  return Object.entries(value).flatMap(([k, v]) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? leavesOf(v as Record<string, unknown>, [...prefix, k])
+      : [{ path: [...prefix, k], isList: Array.isArray(v) }],
+  );
+}
+
+let leaves: Leaf[] | null = null;
+function allLeaves(): Leaf[] {
+  leaves ??= leavesOf(configSchema.validate({}).value as Record<string, unknown>);
+  return leaves;
+}
 
 /** The environment variable that overrides a key: storage.minio.access_key -> RIGD_STORAGE_MINIO_ACCESS_KEY. */
 export function envName(keyPath: string[]): string {
@@ -127,12 +138,12 @@ export function loadConfig(opts: LoadOptions = {}): LoadedConfig {
 
   const fromEnv = new Map<string, string>();
   const envValues: Record<string, unknown> = {};
-  for (const leaf of LEAVES) {
+  for (const leaf of allLeaves()) {
     const name = envName(leaf.path);
     const value = env[name];
     if (value === undefined) continue;
     fromEnv.set(leaf.path.join('.'), name);
-    const parsed = leaf.type === 'array' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+    const parsed = leaf.isList ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
     setPath(envValues, leaf.path, parsed);
   }
   raw = mergeDeep(raw, envValues);

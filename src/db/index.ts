@@ -1,4 +1,5 @@
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Reader } from './reader.ts';
 import { initModels, type Models } from './models/index.ts';
 import { migrate } from './migrate.ts';
 import { closeSequelize, createSequelize, type SequelizeOptions } from './sequelize.ts';
@@ -9,6 +10,8 @@ export interface Database {
   models: Models;
   /** The one writer: every write transaction goes through it. */
   writes: WritePath;
+  /** Plain SQL reads on the read connection (the same queries the CLI runs without Sequelize). */
+  reader: Reader;
   /** Waits for queued writes, then closes the connections. */
   close(): Promise<void>;
 }
@@ -25,10 +28,15 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
   const models = initModels(sequelize);
   const writes = new WritePath(sequelize);
   let closed = false;
+  const reader: Reader = {
+    all: <T>(sql: string, params: unknown[] = []) =>
+      sequelize.query(sql, { replacements: params, type: QueryTypes.SELECT }) as Promise<T[]>,
+  };
   return {
     sequelize,
     models,
     writes,
+    reader,
     async close() {
       if (closed) return;
       closed = true;
@@ -40,3 +48,4 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
 
 export type { Models } from './models/index.ts';
 export { WritePath, Batcher } from './write-path.ts';
+export type { Reader } from './reader.ts';

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { Sequelize, Transaction } from 'sequelize';
 import type { Database as SqliteDatabase } from 'sqlite3';
 
-export const DB_FILE = 'rigd.sqlite';
+import { DB_FILE } from './file.ts';
+
+export { DB_FILE };
 
 /** Set on every connection the driver opens (WAL itself is stored in the file). */
 export const PRAGMAS = [

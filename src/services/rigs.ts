@@ -6,7 +6,8 @@ import type { Rig, RigReport } from '../db/models/index.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
 import { parseRigId, parseRigReport, type RigReportInput } from './rig-report-input.ts';
 import { RigRetention, type RetentionOptions } from './rig-retention.ts';
-import { compareRigIds, rigStatus, type RigStatus } from './rig-status.ts';
+import { listRigs, rigView } from './rig-queries.ts';
+import type { RigStatus } from './rig-status.ts';
 
 /** A rig as tools and pages see it. */
 export interface RigView {
@@ -126,30 +127,12 @@ export class RigService {
   }
 
   #view(rig: Rig, now: Date): RigView {
-    const lastSeen = new Date(rig.last_seen_at);
-    return {
-      id: rig.id,
-      status: rigStatus(lastSeen, now, this.#config.rigs),
-      last_seen_at: lastSeen,
-      serial: rig.serial,
-      lan_ip: rig.lan_ip,
-      vpn_address: rig.vpn_address,
-      vpn_name: `${rig.id}.${this.#config.vpn.rig_domain}`,
-      version: rig.version,
-      branch: rig.branch,
-      latitude: rig.latitude,
-      longitude: rig.longitude,
-      current_project: rig.current_project ?? null,
-      created_at: new Date(rig.created_at),
-    };
+    return rigView(rig, this.#config, now);
   }
 
   /** Every rig in natural id order (rig2 before rig10), optionally only those with one status. Reads only the rigs table. */
-  async list(opts: { status?: RigStatus } = {}): Promise<RigView[]> {
-    const now = this.#now();
-    const rows = (await this.#db.models.Rig.findAll({ raw: true })) as Rig[];
-    const views = rows.map((r) => this.#view(r, now)).sort((a, b) => compareRigIds(a.id, b.id));
-    return opts.status ? views.filter((v) => v.status === opts.status) : views;
+  list(opts: { status?: RigStatus } = {}): Promise<RigView[]> {
+    return listRigs(this.#db.reader, this.#config, this.#now(), opts.status);
   }
 
   async get(rawId: string): Promise<RigView> {

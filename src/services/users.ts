@@ -3,6 +3,7 @@ import type { Database } from '../db/index.ts';
 import type { User } from '../db/models/index.ts';
 import { Conflict, Forbidden, InvalidInput, NotFound, TooLarge } from '../errors.ts';
 import type { Passwords } from './passwords.ts';
+import { listUsers } from './user-queries.ts';
 
 /** Largest rig_ui_settings value, as JSON text. */
 export const MAX_SETTINGS_BYTES = 64 * 1024;
@@ -86,9 +87,8 @@ export class UserService {
     }
   }
 
-  async list(): Promise<PublicUser[]> {
-    const users = await this.db.models.User.findAll({ order: [['username_key', 'ASC']] });
-    return users.map(toPublicUser);
+  list(): Promise<PublicUser[]> {
+    return listUsers(this.db.reader);
   }
 
   /** Finds a user by username or email, case-insensitively. */

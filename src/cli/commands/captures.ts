@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatDistance } from 'date-fns';
+import { formatDistance } from 'date-fns/formatDistance';
 import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import type { CaptureView } from '../../services/captures.ts';
 import { printJson, withApp } from '../context.ts';
@@ -67,7 +67,7 @@ export async function capturesCommand(opts: CapturesOptions, cmd: Command): Prom
     // --watch on a terminal: a live view with a progress bar per download; otherwise print once.
     const launch = import('../views/launch.tsx');
     launch.catch(() => undefined);
-    return withApp(cmd, async (app) => (await launch).watchCaptures(app, { intervalMs, list }));
+    return withApp(cmd, async (app) => (await launch).watchCaptures({ load: async () => (await app.captures.list(list)).captures, intervalMs }));
   }
   const page = await withApp(cmd, (app) => app.captures.list(list));
   if (opts.json) return printJson(page.captures);

@@ -31,12 +31,7 @@ class StoppedWaiting extends DomainError {
 
 /** --wait on a terminal: a live progress bar (Ink) until the capture is ingested or failed. */
 async function waitWithBar(app: App, capture: CaptureView): Promise<CaptureView> {
-  const [{ createElement }, { IngestWait }, { renderUntilExit }, { colourEnabled }] = await Promise.all([
-    import('react'),
-    import('../views/ingest-wait.tsx'),
-    import('../views/render.ts'),
-    import('../views/colour.ts'),
-  ]);
+  const { waitIngest } = await import('../views/launch.tsx');
   let final = capture;
   const hint = setTimeout(() => {
     if (final.state === 'queued' && final.attempts === 0) {
@@ -45,7 +40,7 @@ async function waitWithBar(app: App, capture: CaptureView): Promise<CaptureView>
   }, HINT_AFTER_MS);
   try {
     const load = async () => (final = await app.captures.get(capture.id));
-    await renderUntilExit(createElement(IngestWait, { load, intervalMs: POLL_MS, colour: colourEnabled(), onDone: (c) => (final = c) }));
+    await waitIngest({ load, intervalMs: POLL_MS, onDone: (c) => (final = c) });
   } finally {
     clearTimeout(hint);
   }

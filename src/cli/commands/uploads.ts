@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatDistance } from 'date-fns';
+import { formatDistance } from 'date-fns/formatDistance';
 import type { UploadState } from '../../db/models/upload.ts';
 import type { UploadView } from '../../services/uploads.ts';
 import { printJson, withApp } from '../context.ts';
@@ -47,7 +47,7 @@ export async function uploadsCommand(opts: UploadsOptions, cmd: Command): Promis
     // --watch on a terminal: a live view with a progress bar per upload; otherwise print once.
     const launch = import('../views/launch.tsx');
     launch.catch(() => undefined);
-    return withApp(cmd, async (app) => (await launch).watchUploads(app, { intervalMs, list }));
+    return withApp(cmd, async (app) => (await launch).watchUploads({ load: () => app.uploads.list(list), intervalMs }));
   }
   const uploads = await withApp(cmd, (app) => app.uploads.list(list));
   if (opts.json) return printJson(uploads);

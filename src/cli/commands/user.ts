@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { PublicUser } from '../../services/users.ts';
-import { printJson, withApp } from '../context.ts';
+import { listUsers } from '../../services/user-queries.ts';
+import { printJson, withApp, withReader } from '../context.ts';
 import { obtainPassword } from '../password-input.ts';
 import { renderTable } from '../table.ts';
 
@@ -23,7 +24,7 @@ export async function userAdd(name: string, opts: AddOptions, cmd: Command): Pro
 }
 
 export async function userList(opts: { json?: boolean }, cmd: Command): Promise<void> {
-  const users = await withApp(cmd, (app) => app.users.list());
+  const users = await withReader(cmd, (reader) => listUsers(reader));
   if (opts.json) return printJson(users.map(row));
   if (users.length === 0) {
     process.stdout.write('no users: add one with  rigd user add NAME --email EMAIL\n');

@@ -1,18 +1,39 @@
 /**
- * Entry points of the live list views for commands written as plain .ts: each renders its view on
- * the terminal until q, and loads Ink only when called.
+ * The one entry point of the live terminal views: each function renders its view until q (or the
+ * end of an ingest). Commands import this module only when they show a live view. The build bundles
+ * it with Ink and React into one file (scripts/bundle-views.mjs): loading Ink's ~500 modules one by
+ * one took half a second on a gateway CPU.
  */
-import type { App } from '../../services/app.ts';
+import type { ReactElement } from 'react';
+import { render } from 'ink';
+import type { CaptureView } from '../../services/captures.ts';
+import type { RigView } from '../../services/rigs.ts';
+import type { UploadView } from '../../services/uploads.ts';
+import { CapturesWatch } from './captures-watch.tsx';
 import { colourEnabled } from './colour.ts';
-import { renderUntilExit } from './render.ts';
+import { IngestWait } from './ingest-wait.tsx';
+import type { RigFilter, RigSort } from './rig-list.ts';
+import { RigsWatch } from './rigs-watch.tsx';
+import { UploadsWatch } from './uploads-watch.tsx';
 
-export async function watchUploads(app: App, opts: { intervalMs: number; list: Parameters<App['uploads']['list']>[0] }): Promise<void> {
-  const { UploadsWatch } = await import('./uploads-watch.tsx');
-  await renderUntilExit(<UploadsWatch load={() => app.uploads.list(opts.list)} intervalMs={opts.intervalMs} colour={colourEnabled()} />);
+/** Renders a live view on the terminal until it exits (q, Esc or Ctrl-C). */
+async function renderUntilExit(element: ReactElement): Promise<void> {
+  const instance = render(element, { exitOnCtrlC: true, patchConsole: false });
+  await instance.waitUntilExit();
 }
 
-export async function watchCaptures(app: App, opts: { intervalMs: number; list: Parameters<App['captures']['list']>[0] }): Promise<void> {
-  const { CapturesWatch } = await import('./captures-watch.tsx');
-  const load = async () => (await app.captures.list(opts.list)).captures;
-  await renderUntilExit(<CapturesWatch load={load} intervalMs={opts.intervalMs} colour={colourEnabled()} />);
+export function watchRigs(opts: { load: () => Promise<RigView[]>; intervalMs: number; filter: RigFilter; sort: RigSort }): Promise<void> {
+  return renderUntilExit(<RigsWatch load={opts.load} intervalMs={opts.intervalMs} filter={opts.filter} sort={opts.sort} colour={colourEnabled()} />);
+}
+
+export function watchUploads(opts: { load: () => Promise<UploadView[]>; intervalMs: number }): Promise<void> {
+  return renderUntilExit(<UploadsWatch load={opts.load} intervalMs={opts.intervalMs} colour={colourEnabled()} />);
+}
+
+export function watchCaptures(opts: { load: () => Promise<CaptureView[]>; intervalMs: number }): Promise<void> {
+  return renderUntilExit(<CapturesWatch load={opts.load} intervalMs={opts.intervalMs} colour={colourEnabled()} />);
+}
+
+export function waitIngest(opts: { load: () => Promise<CaptureView>; intervalMs: number; onDone: (c: CaptureView) => void }): Promise<void> {
+  return renderUntilExit(<IngestWait load={opts.load} intervalMs={opts.intervalMs} colour={colourEnabled()} onDone={opts.onDone} />);
 }

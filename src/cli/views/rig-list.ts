@@ -1,4 +1,4 @@
-import { formatDistance } from 'date-fns';
+import { formatDistance } from 'date-fns/formatDistance';
 import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
 import type { RigView } from '../../services/rigs.ts';
 

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { ServerRoute } from '@hapi/hapi';
-import { formatDistance } from 'date-fns';
+import { formatDistance } from 'date-fns/formatDistance';
 import type { App } from '../../services/app.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rig-status.ts';
 import type { RigView } from '../../services/rigs.ts';

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { formatDistance } from 'date-fns';
+import { formatDistance } from 'date-fns/formatDistance';
 import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
 import type { RigView } from '../../services/rigs.ts';
-import { printJson, withApp } from '../context.ts';
+import { listRigs } from '../../services/rig-queries.ts';
+import { printJson, withReader } from '../context.ts';
 import { UsageError } from '../fail.ts';
 import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
@@ -49,17 +50,14 @@ export async function rigsCommand(opts: RigsOptions, cmd: Command): Promise<void
   const { filter, sort } = parseOptions(opts);
   const intervalMs = parseInterval(opts.interval);
   if (opts.watch && !opts.json && process.stdout.isTTY) {
-    // Ink (and its layout engine's WebAssembly) loads while the database opens.
-    const view = Promise.all([import('../views/rigs-watch.tsx'), import('../views/render.ts'), import('../views/colour.ts')]);
-    view.catch(() => undefined);
-    return withApp(cmd, async (app) => {
-      const [{ RigsWatch }, { renderUntilExit }, { colourEnabled }] = await view;
-      await renderUntilExit(
-        <RigsWatch load={() => app.rigs.list()} intervalMs={intervalMs} filter={filter} sort={sort} colour={colourEnabled()} />,
-      );
+    // The views load while the database opens.
+    const launch = import('../views/launch.tsx');
+    launch.catch(() => undefined);
+    return withReader(cmd, async (reader, config) => {
+      await (await launch).watchRigs({ load: () => listRigs(reader, config, new Date()), intervalMs, filter, sort });
     });
   }
-  const rigs = selectRigs(await withApp(cmd, (app) => app.rigs.list({ status: filter.status })), filter, sort);
+  const rigs = selectRigs(await withReader(cmd, (reader, config) => listRigs(reader, config, new Date(), filter.status)), filter, sort);
   if (opts.json) return printJson(rigs);
   if (rigs.length === 0) {
     const which = [filter.status, 'rigs', filter.branch && `on branch ${filter.branch}`].filter(Boolean).join(' ');

@@ -1,0 +1,2 @@
+/** The database file inside data_dir. */
+export const DB_FILE = 'rigd.sqlite';

@@ -1,0 +1,12 @@
+/**
+ * The names of every migration, oldest first, with nothing else loaded: a command that only reads
+ * checks the database is current against this list without loading Sequelize or umzug.
+ * test/db/reader.test.ts keeps it equal to the names in index.ts.
+ */
+export const MIGRATION_NAMES = [
+  '20261122-0001-users-and-sessions',
+  '20261122-0002-rigs',
+  '20261122-0003-jobs',
+  '20261122-0004-uploads',
+  '20261122-0005-captures',
+] as const;
