@@ -57,11 +57,13 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     windowMs: config.auth.failure_window_s * 1000,
   });
   const sessions = new SessionService(db, users, passwords, throttle, config.auth.token_ttl_days * 86_400_000);
+  const directory = rigDirectory(db);
   const rigs = new RigService(db, config, {
+    onReported: (peer) => directory.forget(peer),
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
   const metrics = new Metrics(db, rigs);
-  const uploads = new UploadService(db, storage, rigDirectory(db), config, log);
+  const uploads = new UploadService(db, storage, directory, config, log);
   const captures = new CaptureService(db, storage, config, log, (key, info) => uploads.observe(key, info));
   uploads.onUploaded((upload) => captures.onUploaded(upload));
 

@@ -64,11 +64,17 @@ export class RigService {
   readonly #config: Readonly<Config>;
   readonly #reports: Batcher<QueuedReport, void>;
   readonly #now: () => Date;
+  readonly #onReported: (peer: string) => void;
 
-  constructor(db: Database, config: Readonly<Config>, opts: { now?: () => Date; retention?: RetentionOptions } = {}) {
+  constructor(
+    db: Database,
+    config: Readonly<Config>,
+    opts: { now?: () => Date; retention?: RetentionOptions; /** Runs after a report from `peer` is committed. */ onReported?: (peer: string) => void } = {},
+  ) {
     this.#db = db;
     this.#config = config;
     this.#now = opts.now ?? (() => new Date());
+    this.#onReported = opts.onReported ?? (() => undefined);
     this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t));
     this.retention = new RigRetention(db, config.rigs.history_retention_days, opts.retention);
   }
@@ -81,6 +87,7 @@ export class RigService {
     const input = parseRigReport(rawId, payload);
     if (!isIP(peer)) throw new InvalidInput('the client address is unknown');
     await this.#reports.submit({ ...input, peer, receivedAt: this.#now() });
+    this.#onReported(peer);
   }
 
   /**

@@ -45,9 +45,19 @@ function hmac(key: Buffer | string, data: string): Buffer {
   return createHmac('sha256', key).update(data, 'utf8').digest();
 }
 
+/** Derived keys in use (a key changes once a day): four HMACs saved per signature. */
+const derived = new Map<string, Buffer>();
+
 /** The derived signing key for one day, region and service. */
 export function signingKey(secretKey: string, yyyymmdd: string, region: string, service = 's3'): Buffer {
-  return hmac(hmac(hmac(hmac(`AWS4${secretKey}`, yyyymmdd), region), service), 'aws4_request');
+  const id = `${secretKey}\n${yyyymmdd}\n${region}\n${service}`;
+  let key = derived.get(id);
+  if (!key) {
+    key = hmac(hmac(hmac(hmac(`AWS4${secretKey}`, yyyymmdd), region), service), 'aws4_request');
+    if (derived.size >= 64) derived.clear();
+    derived.set(id, key);
+  }
+  return key;
 }
 
 type QueryPairs = Array<[string, string]>;
