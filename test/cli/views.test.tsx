@@ -141,7 +141,8 @@ test('captures --watch and ingest --wait views: download bar advancing, then the
   const states = [capture('queued', null), capture('ingesting', { step: 'download', bytes: 2048, total: 4096 }), capture('ingested', null, { tables: [] })];
   let done: CaptureView | undefined;
   const wait = render(<IngestWait load={async () => states[Math.min(step++, 2)]} intervalMs={20} colour={false} onDone={(x) => (done = x)} />);
-  await until(wait.lastFrame, (f) => f.includes('ingested'), 'the end');
+  // The view exits once the capture is ingested, and Ink may clear the last frame then: look at every frame.
+  await until(() => wait.frames.find((f) => f.includes('ingested')), () => true, 'the end');
   await until(() => done?.state, (x) => x === 'ingested', 'onDone');
   t.equal(done?.state, 'ingested', 'onDone with the final capture');
   t.ok(wait.frames.some((f) => f.includes('download') || f.includes('2.0 KiB / 4.0 KiB')), 'a progress frame on the way');
