@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import type { Reader } from '../db/reader.ts';
 
@@ -7,16 +6,26 @@ export interface GlobalOptions {
   config?: string;
 }
 
-/** Loads the config for a command, honouring the global --config flag. */
-export function configFor(cmd: Command, overrides?: Record<string, unknown>): Readonly<Config> {
+/**
+ * The config for a command, honouring the global --config flag. The config loader (and joi) loads
+ * only when these inputs were not validated before (src/config/cache.ts).
+ */
+export async function configFor(cmd: Command, overrides?: Record<string, unknown>): Promise<Readonly<Config>> {
   const opts = cmd.optsWithGlobals<GlobalOptions>();
-  return loadConfig({ file: opts.config, overrides }).config;
+  const request = { file: opts.config, overrides };
+  const { cachedConfig, rememberConfig } = await import('../config/cache.ts');
+  const cached = cachedConfig(request);
+  if (cached) return Object.freeze(cached);
+  const { loadConfig } = await import('../config/load.ts');
+  const { config } = loadConfig(request);
+  rememberConfig(request, config);
+  return config;
 }
 
 /** Opens the app for the length of one command and always closes it. */
 export async function withApp<T>(cmd: Command, fn: (app: import('../services/app.ts').App) => Promise<T>): Promise<T> {
   const { openApp } = await import('../services/app.ts');
-  const app = await openApp(configFor(cmd));
+  const app = await openApp(await configFor(cmd));
   try {
     return await fn(app);
   } finally {
@@ -30,7 +39,7 @@ export async function withApp<T>(cmd: Command, fn: (app: import('../services/app
  * commands); otherwise the app is opened, which creates and migrates the database first.
  */
 export async function withReader<T>(cmd: Command, fn: (reader: Reader, config: Readonly<Config>) => Promise<T>): Promise<T> {
-  const config = configFor(cmd);
+  const config = await configFor(cmd);
   const { openLiteReader } = await import('../db/reader.ts');
   const lite = await openLiteReader(config.data_dir);
   if (!lite) return withApp(cmd, (app) => fn(app.db.reader, config));

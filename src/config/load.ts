@@ -1,14 +1,16 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Joi from 'joi';
 import { createRequire } from 'node:module';
 import { ConfigError } from '../errors.ts';
+import { findConfigFile, SYSTEM_CONFIG_FILE } from './locate.ts';
 import { configSchema, type Config } from './schema.ts';
+
+export { SYSTEM_CONFIG_FILE };
 
 /** The YAML parser loads only when there is a file to parse (loading config stays synchronous). */
 const requireYaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
-export const SYSTEM_CONFIG_FILE = '/etc/rigd/config.yaml';
 
 export { ConfigError };
 
@@ -27,13 +29,6 @@ export interface LoadOptions {
   overrides?: Record<string, unknown>;
 }
 
-/** Finds the config file by the documented lookup order. */
-function findFile(opts: LoadOptions, env: NodeJS.ProcessEnv): string | null {
-  if (opts.file) return opts.file;
-  if (env.RIGD_CONFIG) return env.RIGD_CONFIG;
-  if (existsSync(SYSTEM_CONFIG_FILE)) return SYSTEM_CONFIG_FILE;
-  return null;
-}
 
 function readFile(file: string): Record<string, unknown> {
   let text: string;
@@ -133,7 +128,7 @@ function describeError(err: Joi.ValidationError, fromEnv: Map<string, string>, f
  */
 export function loadConfig(opts: LoadOptions = {}): LoadedConfig {
   const env = opts.env ?? process.env;
-  const file = findFile(opts, env);
+  const file = findConfigFile(opts.file, env);
   let raw: Record<string, unknown> = file ? readFile(file) : {};
 
   const fromEnv = new Map<string, string>();

@@ -15,7 +15,7 @@ function message(err: unknown): string {
 
 /** `rigd backup FILE`: a consistent copy of the database, safe while rigd serve runs. */
 export async function backupCommand(file: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
-  const config = configFor(cmd);
+  const config = await configFor(cmd);
   const { backupDatabase } = await import('../../db/backup.ts');
   const result = await backupDatabase(config.data_dir, file).catch((err: unknown) => {
     throw new BackupFailed(`backup failed: ${message(err)}`);
@@ -26,7 +26,7 @@ export async function backupCommand(file: string, opts: { json?: boolean }, cmd:
 
 /** `rigd restore FILE`: replaces the database with a verified backup; refuses while rigd serve runs. */
 export async function restoreCommand(file: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
-  const config = configFor(cmd);
+  const config = await configFor(cmd);
   const { runningServers } = await import('../../services/server-presence.ts');
   const servers = runningServers(config.data_dir);
   if (servers.length > 0) {

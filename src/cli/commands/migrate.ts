@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { configFor, printJson } from '../context.ts';
 
 export async function migrateCommand(opts: { json?: boolean }, cmd: Command): Promise<void> {
-  const config = configFor(cmd);
+  const config = await configFor(cmd);
   const { createSequelize, closeSequelize } = await import('../../db/sequelize.ts');
   const { migrate, migrationStatus } = await import('../../db/migrate.ts');
   const sequelize = createSequelize(config.data_dir);

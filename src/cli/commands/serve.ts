@@ -25,7 +25,7 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
     overrides.server.port = Number(opts.port);
   }
   if (opts.host !== undefined) overrides.server.host = opts.host;
-  const config = configFor(cmd, overrides);
+  const config = await configFor(cmd, overrides);
   const log = createLogger(config.log.level);
   const app = await openApp(config, { log });
   const server = await createServer(app, { log });
