@@ -24,3 +24,18 @@ export function settled(app: App, id: number, timeoutMs = 30_000): Promise<Captu
     50,
   );
 }
+
+/**
+ * Waits until job `id` has ended (done or failed). The runner records a job's end just after its
+ * handler recorded the capture's, so a settled capture may briefly have a running job.
+ */
+export function settledJob(app: App, id: number, timeoutMs = 5000) {
+  return waitFor(
+    async () => {
+      const job = await app.db.models.Job.findByPk(id);
+      return job && (job.state === 'done' || job.state === 'failed') ? job : null;
+    },
+    timeoutMs,
+    `job ${id} to end`,
+  );
+}

@@ -11,7 +11,7 @@ import test from 'tape';
 import { CaptureWorker } from '../../src/ingest/capture-worker.ts';
 import { silentLogger } from '../../src/log.ts';
 import { openApp, type App } from '../../src/services/app.ts';
-import { settled } from '../helpers/captures.ts';
+import { settled, settledJob } from '../helpers/captures.ts';
 import { makeCapture } from '../helpers/capture-files.ts';
 import { http } from '../helpers/http.ts';
 import { waitFor } from '../helpers/queue.ts';
@@ -110,7 +110,7 @@ test('storage never back: failed after max_attempts with the last error', async 
     t.deepEqual([done.state, done.error_code, done.attempts], ['failed', 'storage_error', 3], 'failed after 3 attempts');
     t.match(done.last_error ?? '', /^gave up after 3 attempts: storage .*(ECONNREFUSED|failed)/, `says why: ${done.last_error}`);
     t.ok(ms >= BASE_MS + 2 * BASE_MS, `backed off between attempts (${ms} ms in all)`);
-    const job = await app.db.models.Job.findByPk(done.job_id!);
+    const job = await settledJob(app, done.job_id!).catch(() => null);
     t.deepEqual([job?.state, job?.attempts], ['failed', 3], 'its job failed for good');
   } finally {
     await w.stop();

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import test from 'tape';
 import { downloadTo, ObjectTooLarge } from '../../src/ingest/capture-download.ts';
 import { ingestTmpDir } from '../../src/ingest/capture-worker.ts';
-import { putFile, settled } from '../helpers/captures.ts';
+import { putFile, settled, settledJob } from '../helpers/captures.ts';
 import { corruptPage, makeCapture, makeHostileCapture, makeHugeRowCapture, sha256File, truncateCopy, type HostileKind } from '../helpers/capture-files.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
@@ -38,7 +38,7 @@ test('a real capture: ingested with its tables, columns and row counts, size and
   t.equal(c.attempts, 1, 'one attempt');
   t.deepEqual(c.progress, { step: 'done', bytes: made.sizeBytes, total: made.sizeBytes }, 'progress at the end');
   t.ok(c.started_at && c.finished_at, 'timestamps');
-  const job = await s.app.db.models.Job.findByPk(c.job_id!);
+  const job = await settledJob(s.app, c.job_id!).catch(() => null);
   t.equal(job?.state, 'done', 'its job is done');
   const again = await s.app.captures.queueTarget('rig1/good.sqlite', { retryFailed: true });
   t.deepEqual([again.created, again.queued, again.capture.id], [false, false, c.id], 'the same version again: the same capture, not queued');
@@ -92,7 +92,7 @@ test('broken and hostile files: each failed for good with its reason; the worker
     t.deepEqual([c.state, c.error_code], ['failed', code], `${what}: failed, ${code}`);
     t.match(c.last_error ?? '', re, `${what}: ${c.last_error}`);
     t.equal(c.attempts, 1, `${what}: not retried`);
-    const job = await s.app.db.models.Job.findByPk(c.job_id!);
+    const job = await settledJob(s.app, c.job_id!).catch(() => null);
     t.equal(job?.state, 'failed', `${what}: its job failed`);
   }
   const ok = await settled(s.app, after);
