@@ -1,11 +1,27 @@
 import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+
+/**
+ * Addresses seen lately, parsed: every request parses its peer's address (VPN rule, handler, log),
+ * and a fleet is a few thousand peers. Emptied when full. Parsed addresses are never mutated.
+ */
+const parsed = new Map<string, Address | null>();
+const PARSED_MAX = 16384;
+
 /** Parses an address, turning IPv4-mapped IPv6 (::ffff:10.144.1.2) into IPv4; null if not an address. */
-export function parseAddress(text: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  if (!text || !ipaddr.isValid(text)) return null;
-  const addr = ipaddr.parse(text);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) return (addr as ipaddr.IPv6).toIPv4Address();
+export function parseAddress(text: string | undefined): Address | null {
+  if (!text) return null;
+  let addr = parsed.get(text);
+  if (addr !== undefined) return addr;
+  addr = null;
+  if (ipaddr.isValid(text)) {
+    addr = ipaddr.parse(text);
+    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  }
+  if (parsed.size >= PARSED_MAX) parsed.clear();
+  parsed.set(text, addr);
   return addr;
 }
 

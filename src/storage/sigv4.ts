@@ -22,8 +22,11 @@ export interface SigV4Credentials {
   region: string;
 }
 
+const UNRESERVED = /^[A-Za-z0-9\-_.~]*$/;
+
 /** RFC 3986 encoding as SigV4 wants it: everything but A-Z a-z 0-9 - _ . ~ is percent-encoded (UTF-8). */
 export function uriEscape(s: string): string {
+  if (UNRESERVED.test(s)) return s;
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
