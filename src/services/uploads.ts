@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { Config } from '../config/schema.ts';
 import type { Batcher, Database } from '../db/index.ts';
@@ -165,13 +165,12 @@ export class UploadService {
     }
     this.progress.set(upload.id, 0);
     try {
-      // The store gets a copy of the stream: a refused body must not destroy the request's
-      // socket, so that the client still reads its S3 error (the route drains the rest).
-      const copy = new PassThrough({ highWaterMark: 1024 * 1024 });
-      body.pipe(copy);
-      const info = await store.putObject(key, copy, {
+      const info = await store.putObject(key, body, {
         expectedSize: upload.expected_size,
         onProgress: (bytes) => this.progress.set(upload.id, bytes),
+        // A refused body must not destroy the request's socket: the client still reads its S3
+        // error (the route drains the rest).
+        leaveSourceOnError: true,
       });
       await this.#complete(upload, info);
       return info;

@@ -5,7 +5,10 @@ import { InvalidInput } from '../errors.ts';
 export interface ObjectInfo {
   /** Bytes. */
   size: number;
-  /** Hex MD5 of the content, unquoted (as S3 reports a single-part upload). */
+  /**
+   * A hash of the content, unquoted: the hex MD5 on MinIO (as S3 reports a single-part upload), the hex
+   * SHA-256 on the embedded store. Changes exactly when the content changes; compare, never decode.
+   */
   etag: string;
   lastModified: Date;
 }

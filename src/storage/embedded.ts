@@ -17,6 +17,8 @@ import type { Readable } from 'node:stream';
 import type { Config } from '../config/schema.ts';
 import { DomainError, InvalidInput, NotFound, Unavailable } from '../errors.ts';
 import { keyProblem, validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage } from './contract.ts';
+import { consumeBytes, type ByteSource } from './byte-source.ts';
+import { ObjectFileWriter, type WrittenFile } from './object-file-writer.ts';
 import { S3Error } from './s3-error.ts';
 import { presignUrl, verifyPresigned, type QueryInput, type SigV4Credentials } from './sigv4.ts';
 import { buildObjectUrl, parseBase, parseObjectUrlAgainst, resourcePath, type PublicBase } from './urls.ts';
@@ -52,6 +54,11 @@ export interface PutOptions {
   expectedSize: number;
   /** Called as bytes are written, with the total so far. */
   onProgress?: (bytesSoFar: number) => void;
+  /**
+   * On a refusal, leave a stream source paused but open (its owner still answers on it, e.g. an
+   * HTTP request whose client must read the error). By default the source is destroyed.
+   */
+  leaveSourceOnError?: boolean;
 }
 
 interface Sidecar {
@@ -273,70 +280,44 @@ export class EmbeddedStorage implements ObjectStorage {
    * temp file (memory stays flat), stops reading as soon as more than expectedSize bytes arrived
    * (S3Error EntityTooLarge), refuses a short body (S3Error IncompleteBody). Only a complete body becomes
    * visible, atomically; a refused or failed PUT leaves no temp file and never touches an existing object.
+   * The etag is the hex SHA-256 of the content (see README, "Uploads").
    */
-  async putObject(key: string, source: AsyncIterable<unknown>, opts: PutOptions): Promise<ObjectInfo> {
+  async putObject(key: string, source: ByteSource, opts: PutOptions): Promise<ObjectInfo> {
     validateKey(key);
     const { expectedSize, onProgress } = opts;
     if (!Number.isSafeInteger(expectedSize) || expectedSize < 0) {
       throw new InvalidInput('expected size must be a whole number of bytes', [{ field: 'size', message: 'must be >= 0' }]);
     }
-    const destroySource = (err?: Error) => {
-      const s = source as Partial<Readable>;
-      if (typeof s.destroy === 'function' && !s.destroyed) s.destroy(err);
-    };
-    let fh: FileHandle | undefined;
     const tmp = path.join(this.tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    let writer: ObjectFileWriter | undefined;
     try {
       try {
         await mkdir(this.tmpDir, { recursive: true });
-        fh = await open(tmp, 'wx', 0o640);
+        writer = await ObjectFileWriter.create(tmp);
       } catch (err) {
         throw new Unavailable(`embedded storage: cannot create a temp file: ${(err as Error).message}`);
       }
-      const md5 = createHash('md5');
-      const writer = new CoalescingWriter(fh);
+      const file = writer;
       let received = 0;
-      const iterator = source[Symbol.asyncIterator]();
-      for (;;) {
-        let step: IteratorResult<unknown>;
-        try {
-          step = await iterator.next();
-        } catch (err) {
-          throw new S3Error('IncompleteBody', `The upload ended before all bytes arrived: ${(err as Error).message}`);
-        }
-        if (step.done) break;
-        const chunk = toBuffer(step.value);
+      await consumeBytes(source, opts.leaveSourceOnError === true, (chunk) => {
         received += chunk.length;
-        if (received > expectedSize) {
-          await iterator.return?.();
-          throw new S3Error('EntityTooLarge', `The upload is longer than the reserved ${expectedSize} bytes`);
-        }
-        md5.update(chunk);
-        try {
-          await writer.push(chunk);
-        } catch (err) {
-          await iterator.return?.();
-          throw new Unavailable(`embedded storage: cannot write: ${(err as Error).message}`);
-        }
+        if (received > expectedSize) throw new S3Error('EntityTooLarge', `The upload is longer than the reserved ${expectedSize} bytes`);
+        const taken = file.write(chunk);
         onProgress?.(received);
-      }
+        return taken;
+      });
       if (received !== expectedSize) {
         throw new S3Error('IncompleteBody', `The upload has ${received} bytes, not the reserved ${expectedSize}`);
       }
+      let written: WrittenFile;
       try {
-        await writer.end();
-        await fh.sync();
-        await fh.close();
+        written = await file.finish();
       } catch (err) {
         throw new Unavailable(`embedded storage: cannot write: ${(err as Error).message}`);
-      } finally {
-        fh = undefined;
       }
-      const etag = md5.digest('hex');
-      return await this.withLock(key, () => this.publish(key, tmp, received, etag));
+      return await this.withLock(key, () => this.publish(key, tmp, written.size, written.sha256));
     } catch (err) {
-      destroySource();
-      await fh?.close().catch(() => undefined);
+      await writer?.abort();
       await rm(tmp, { force: true }).catch(() => undefined);
       if (err instanceof DomainError) throw err;
       throw new Unavailable(`embedded storage: ${(err as Error).message}`);
@@ -383,64 +364,6 @@ function sidecarMayExist(file: string): boolean {
     return statSync(file, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return true;
-  }
-}
-
-function toBuffer(chunk: unknown): Buffer {
-  if (Buffer.isBuffer(chunk)) return chunk;
-  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
-  throw new TypeError('upload stream must yield bytes');
-}
-
-/** Bytes gathered before one writev; one write is in flight while the next batch gathers. */
-const WRITE_BATCH_BYTES = 1024 * 1024;
-
-/**
- * Writes a stream of chunks to a file in ~1 MiB writev calls, one in flight while reading goes on,
- * so network and disk overlap and memory stays at about two batches.
- */
-class CoalescingWriter {
-  #batch: Buffer[] = [];
-  #bytes = 0;
-  #inFlight: Promise<void> = Promise.resolve();
-
-  constructor(private readonly fh: FileHandle) {}
-
-  async push(chunk: Buffer): Promise<void> {
-    this.#batch.push(chunk);
-    this.#bytes += chunk.length;
-    if (this.#bytes >= WRITE_BATCH_BYTES) await this.#flush();
-  }
-
-  async end(): Promise<void> {
-    await this.#flush();
-    await this.#inFlight;
-  }
-
-  async #flush(): Promise<void> {
-    await this.#inFlight;
-    const buffers = this.#batch;
-    this.#batch = [];
-    this.#bytes = 0;
-    if (buffers.length) this.#inFlight = writevAll(this.fh, buffers);
-  }
-}
-
-async function writevAll(fh: FileHandle, buffers: Buffer[]): Promise<void> {
-  let pending = buffers;
-  while (pending.length) {
-    const { bytesWritten } = await fh.writev(pending);
-    let skip = bytesWritten;
-    const rest: Buffer[] = [];
-    for (const b of pending) {
-      if (skip >= b.length) skip -= b.length;
-      else {
-        rest.push(skip ? b.subarray(skip) : b);
-        skip = 0;
-      }
-    }
-    pending = rest;
   }
 }
 

@@ -16,12 +16,12 @@ let port = 0;
 let base = '';
 const files = tmpDir();
 
-function file(name: string, bytes: number): { path: string; size: number; md5: string } {
+function file(name: string, bytes: number): { path: string; size: number; sha256: string } {
   const p = path.join(files, name);
   const data = Buffer.alloc(bytes);
   for (let i = 0; i < bytes; i++) data[i] = (i * 31 + name.length) & 0xff;
   writeFileSync(p, data);
-  return { path: p, size: bytes, md5: createHash('md5').update(data).digest('hex') };
+  return { path: p, size: bytes, sha256: createHash('sha256').update(data).digest('hex') };
 }
 
 async function reserve(query: string, from: 'inside' | 'outside' = 'inside') {
@@ -73,7 +73,7 @@ test('reserve, PUT with curl, reserve again: exists and size as the seed says', 
   const put = await putFile(body.url, f.path);
   t.equal(put.status, 200, `PUT with curl: 200 ${put.body}`);
   const info = await s.app.storage.stat('rig7/cap1.sqlite');
-  t.equal(info?.etag, f.md5, 'stored: same bytes');
+  t.equal(info?.etag, f.sha256, 'stored: same bytes (etag = SHA-256)');
   const upload = await s.app.db.models.Upload.findByPk(body.id);
   t.equal(upload?.state, 'uploaded', 'upload record: uploaded');
   t.equal(Number(upload?.bytes_seen), f.size, 'bytes seen = size');

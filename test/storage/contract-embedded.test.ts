@@ -19,6 +19,7 @@ runContractSuite('embedded', async () => {
     credentials: storage.credentials,
     parentAndChild: true,
     longSegments: true,
+    etagAlgorithm: 'sha256',
     async upload(url, body) {
       const r = target(url, storage);
       storage.verifySignedRequest({ method: 'PUT', ...r });

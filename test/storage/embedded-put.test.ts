@@ -12,7 +12,7 @@ import { tempDir, testConfig } from '../helpers/storage.ts';
 const tmp = tempDir();
 test.onFinish(() => tmp.cleanup());
 const store = new EmbeddedStorage(testConfig({ data_dir: tmp.dir }));
-const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** Every file under the objects dir, relative. */
 function files(): string[] {
@@ -62,7 +62,7 @@ test('exact size: stored, visible, progress reported', async (t) => {
     onProgress: (n) => progress.push(n),
   });
   t.equal(info.size, body.length, 'size');
-  t.equal(info.etag, md5(body), 'etag = MD5');
+  t.equal(info.etag, sha256(body), 'etag = SHA-256 of the content');
   t.deepEqual(await store.stat('rig-1/a.db'), info, 'stat agrees');
   t.ok((await content('rig-1/a.db')).equals(body), 'content');
   t.ok(progress.length >= 2 && progress.at(-1) === body.length, `progress reported (${progress.join(', ')})`);
@@ -124,7 +124,7 @@ test('a successful overwrite replaces the object and leaves one data file', asyn
   const v2 = Buffer.from('version two');
   await store.putObject('rig-1/keep.db', Readable.from([v2]), { expectedSize: v2.length });
   t.ok((await content('rig-1/keep.db')).equals(v2), 'new content');
-  t.equal((await store.stat('rig-1/keep.db'))?.etag, md5(v2), 'new etag');
+  t.equal((await store.stat('rig-1/keep.db'))?.etag, sha256(v2), 'new etag');
   const dataFiles = files().filter((f) => f.endsWith('.data'));
   t.equal(dataFiles.length, 2, 'one data file per object (a.db, keep.db): the old version is gone');
 });
@@ -147,7 +147,7 @@ test('concurrent PUTs of one key: one wins whole, no stray files', async (t) => 
   const got = await content('rig-1/race.db');
   const winner = bodies.find((b) => b.equals(got));
   t.ok(winner, 'content is exactly one of the uploads');
-  t.equal((await store.stat('rig-1/race.db'))?.etag, winner && md5(winner), 'stat matches that content');
+  t.equal((await store.stat('rig-1/race.db'))?.etag, winner && sha256(winner), 'stat matches that content');
   const hash = files().find((f) => f.endsWith('.json') && !f.startsWith('.tmp'));
   t.ok(hash, 'sidecars exist');
   t.deepEqual(tempFiles(), [], 'no temp file left');
