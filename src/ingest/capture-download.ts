@@ -3,9 +3,10 @@
  * flat), hashed on the way (SHA-256 for the record), stopped as soon as it is longer than the cap,
  * paced when a read rate is set, and abortable. The caller owns the file and removes it.
  *
- * No MD5 against the etag: one GET returns one version on both drivers (the embedded store reads
- * from an open file that a later PUT never changes), the caller compares the etag from stat, and
- * MD5 would halve the copy rate on a small gateway CPU.
+ * No MD5 against MinIO's etag: one GET returns one version on both drivers (the embedded store
+ * reads from an open file that a later PUT never changes), the caller compares the etag from stat,
+ * and MD5 would halve the copy rate on a small gateway CPU. (The embedded store's etag is itself
+ * the content's SHA-256.)
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
