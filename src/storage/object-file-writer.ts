@@ -95,6 +95,12 @@ class FileWorker {
     pending?.resolve(m);
   }
 
+  /** Leaves the pool at once (no new file can pick it while it stops), then stops. */
+  #retire(): void {
+    this.#die(new Error('object file worker stopped after being idle'));
+    void this.worker.terminate();
+  }
+
   #die(err: Error): void {
     if (this.#dead) return;
     this.#dead = err;
@@ -145,7 +151,7 @@ class FileWorker {
     this.#files--;
     if (this.#files > 0) return;
     this.worker.unref();
-    this.#idle = setTimeout(() => void this.worker.terminate(), IDLE_MS);
+    this.#idle = setTimeout(() => this.#retire(), IDLE_MS);
     this.#idle.unref();
   }
 }
