@@ -73,7 +73,13 @@ class FileWorker {
     for (let i = SLABS_PER_WORKER - 1; i >= 0; i--) this.#free.push(i);
     const setup: WorkerSetup = { arena: memory.buffer };
     // The worker needs none of this process's Node options (some, like --input-type, would stop it).
-    this.worker = startWorker({ workerData: setup, name: 'rigd object files', execArgv: [] });
+    // Its own heap holds a few small objects per slab: a small young generation keeps it small.
+    this.worker = startWorker({
+      workerData: setup,
+      name: 'rigd object files',
+      execArgv: [],
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    });
     this.worker.unref();
     this.worker.on('message', (m: FromWorker) => this.#onMessage(m));
     this.worker.on('error', (err) => this.#die(err));
