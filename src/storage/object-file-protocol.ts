@@ -20,7 +20,7 @@ export type ToWorker =
 export type FromWorker =
   | { op: 'opened'; id: number; direct: boolean }
   | { op: 'free'; slab: number }
-  | { op: 'done'; id: number; size: number; sha256: string; direct: boolean }
+  | { op: 'done'; id: number; size: number; sha256: string }
   | { op: 'aborted'; id: number }
   | { op: 'error'; id: number; message: string; code?: string };
 

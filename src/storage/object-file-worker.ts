@@ -163,7 +163,7 @@ function settle(id: number, s: Session): void {
   fs.fsync(s.fds[s.fds.length - 1]!, (err) => {
     if (err) return fail(err);
     closeAll(s);
-    post({ op: 'done', id, size: s.size, sha256: s.hash.digest('hex'), direct: s.direct });
+    post({ op: 'done', id, size: s.size, sha256: s.hash.digest('hex') });
   });
 }
 

@@ -22,8 +22,6 @@ export interface WrittenFile {
   size: number;
   /** Hex SHA-256 of the content. */
   sha256: string;
-  /** Whether the file was written with O_DIRECT. */
-  direct: boolean;
 }
 
 export class ObjectFileError extends Error {
@@ -185,7 +183,7 @@ export class ObjectFileWriter {
   private constructor(
     private readonly w: FileWorker,
     private readonly id: number,
-    /** Whether the file is being written with O_DIRECT. */
+    /** Whether the file was opened with O_DIRECT (the filesystem took it). */
     readonly direct: boolean,
   ) {}
 
@@ -243,7 +241,7 @@ export class ObjectFileWriter {
     this.#hand();
     const reply = await this.#end('finish');
     if (reply.op !== 'done') throw replyError(reply);
-    return { size: reply.size, sha256: reply.sha256, direct: reply.direct };
+    return { size: reply.size, sha256: reply.sha256 };
   }
 
   /** Stops, and removes the file. */
