@@ -20,6 +20,7 @@ interface SqliteConnectionManager {
   connections: Record<string, SqliteConnection>;
   getConnection(options?: { uuid?: string }): Promise<SqliteConnection>;
   releaseConnection(connection: SqliteConnection, force?: boolean): void;
+  destroyConnection(connection: SqliteConnection): Promise<void>;
 }
 
 function exec(conn: SqliteConnection, sql: string): Promise<void> {
@@ -35,8 +36,11 @@ function exec(conn: SqliteConnection, sql: string): Promise<void> {
  * connections: "default" for reads and one persistent "writer" that every transaction uses.
  * Both get the pragmas when opened. A second transaction while one is open is a programming
  * error (a write that bypassed the write path) and fails loudly instead of corrupting state.
- * This relies on the v6 connection-manager contract (getConnection({uuid}) / releaseConnection);
- * test/db/sequelize.test.ts checks it.
+ * When a COMMIT or ROLLBACK fails (a full disk: SQLITE_FULL, SQLITE_IOERR), Sequelize "destroys" the
+ * connection instead of releasing it; here that rolls back whatever is left of the transaction and
+ * frees the writer, so the next write runs as soon as the disk takes it again.
+ * This relies on the v6 connection-manager contract (getConnection({uuid}) / releaseConnection /
+ * destroyConnection); test/db/write-path.test.ts checks it.
  */
 function pinConnections(sequelize: Sequelize): void {
   const cm = sequelize.connectionManager as unknown as SqliteConnectionManager;
@@ -64,6 +68,11 @@ function pinConnections(sequelize: Sequelize): void {
   cm.releaseConnection = (connection) => {
     // Transactions release the writer when they end; keep it open for the next one.
     if (connection.uuid !== undefined) writerBusy = false;
+  };
+  cm.destroyConnection = async (connection) => {
+    // SQLite may or may not have rolled the transaction back itself; without one, ROLLBACK fails harmlessly.
+    await exec(connection, 'ROLLBACK').catch(() => undefined);
+    if (connection === cm.connections.writer) writerBusy = false;
   };
 }
 

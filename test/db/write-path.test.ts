@@ -90,3 +90,26 @@ test('group commit: concurrent submits share transactions, resolve after commit,
     await db.close();
   }
 });
+
+test('a failed COMMIT frees the writer: the next write runs (no restart)', async (t) => {
+  const db = await openDatabase(tmpDir());
+  try {
+    await db.sequelize.query('CREATE TABLE parent (id INTEGER PRIMARY KEY)');
+    await db.sequelize.query('CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)');
+    // A deferred foreign key is checked at COMMIT: the COMMIT itself fails, as on a full disk.
+    await rejects(
+      t,
+      db.writes.run((tx) => db.sequelize.query('INSERT INTO child (id, parent_id) VALUES (1, 42)', { transaction: tx })),
+      /FOREIGN KEY/,
+      'the COMMIT fails',
+    );
+    await db.writes.run(async (tx) => {
+      await db.sequelize.query('INSERT INTO parent (id) VALUES (7)', { transaction: tx });
+      await db.sequelize.query('INSERT INTO child (id, parent_id) VALUES (2, 7)', { transaction: tx });
+    });
+    const rows = (await db.sequelize.query('SELECT id FROM child ORDER BY id', { type: QueryTypes.SELECT })) as { id: number }[];
+    t.deepEqual(rows, [{ id: 2 }], 'the next write committed; the failed one left nothing');
+  } finally {
+    await db.close();
+  }
+});
