@@ -89,6 +89,20 @@ export class Unavailable extends DomainError {
   }
 }
 
+/** The disk holding data_dir is full: the write was not stored (nothing acknowledged before is lost). */
+export class DiskFull extends DomainError {
+  constructor(message = 'the disk holding the data directory is full: the write was not stored, retry later') {
+    super('unavailable', 'disk_full', message);
+  }
+}
+
+/** The database (or its -wal/-shm file) cannot be written by this process: wrong owner or mode, read-only mount. */
+export class DatabaseReadOnly extends DomainError {
+  constructor(message = 'the database cannot be written (wrong file owner or read-only file system): the write was not stored') {
+    super('unavailable', 'database_read_only', message);
+  }
+}
+
 /** The configuration is unreadable or invalid; the message names the key and what is expected. */
 export class ConfigError extends Error {
   override name = 'ConfigError';

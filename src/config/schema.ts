@@ -17,6 +17,8 @@ export interface Config {
     cookie_secret: string;
     /** Largest JSON request body, in bytes. */
     max_payload_bytes: number;
+    /** /healthz fails while data_dir's file system has less free than this, in MiB. */
+    min_free_mb: number;
   };
   vpn: { host: string; cidr: string; rig_domain: string };
   data_dir: string;
@@ -80,6 +82,7 @@ export const configSchema = Joi.object<Config>({
     secure_cookies: Joi.boolean().default(false),
     cookie_secret: Joi.string().allow('').min(32).default(''),
     max_payload_bytes: positiveInt.default(1024 * 1024),
+    min_free_mb: Joi.number().integer().min(0).default(64),
   }).default(),
   vpn: Joi.object({
     host: Joi.string().hostname().lowercase().default('vpn.rigs.internal'),

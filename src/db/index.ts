@@ -26,7 +26,7 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
   const sequelize = createSequelize(dataDir, opts);
   if (opts.migrate !== false) await migrate(sequelize, dataDir);
   const models = initModels(sequelize);
-  const writes = new WritePath(sequelize);
+  const writes = new WritePath(sequelize, dataDir);
   let closed = false;
   const reader: Reader = {
     all: <T>(sql: string, params: unknown[] = []) =>
@@ -47,5 +47,5 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
 }
 
 export type { Models } from './models/index.ts';
-export { WritePath, Batcher } from './write-path.ts';
+export { WritePath, Batcher, type WriteHealth } from './write-path.ts';
 export type { Reader } from './reader.ts';

@@ -1,5 +1,15 @@
 import PQueue from 'p-queue';
 import type { Sequelize, Transaction } from 'sequelize';
+import { DomainError } from '../errors.ts';
+import { databaseFault } from './faults.ts';
+
+/** How the last write of this process ended, for /healthz. */
+export interface WriteHealth {
+  /** The host fault the last write failed with (disk_full, database_read_only), or null when it committed. */
+  failing: DomainError | null;
+  /** When it happened (ms since the epoch), 0 before the first write. */
+  at: number;
+}
 
 /**
  * The one writer. Every write transaction of this process runs here, one after another,
@@ -8,14 +18,40 @@ import type { Sequelize, Transaction } from 'sequelize';
 export class WritePath {
   readonly #queue = new PQueue({ concurrency: 1 });
   readonly #sequelize: Sequelize;
+  readonly #dataDir: string | undefined;
+  #health: WriteHealth = { failing: null, at: 0 };
 
-  constructor(sequelize: Sequelize) {
+  /** dataDir (SQLite) lets an I/O error on a full disk count as disk_full. */
+  constructor(sequelize: Sequelize, dataDir?: string) {
     this.#sequelize = sequelize;
+    this.#dataDir = dataDir;
   }
 
-  /** Runs fn in one write transaction after every write queued before it; resolves after COMMIT. */
+  /**
+   * Runs fn in one write transaction after every write queued before it; resolves after COMMIT.
+   * A full disk or an unwritable database rejects with DiskFull / DatabaseReadOnly; the next write
+   * tries again (nothing to reset).
+   */
   run<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
-    return this.#queue.add(() => this.#sequelize.transaction(fn)) as Promise<T>;
+    return this.#queue.add(async () => {
+      try {
+        const result = await this.#sequelize.transaction(fn);
+        this.#health = { failing: null, at: Date.now() };
+        return result;
+      } catch (err) {
+        const fault = databaseFault(err, this.#dataDir);
+        if (fault) {
+          this.#health = { failing: fault, at: Date.now() };
+          throw fault;
+        }
+        throw err;
+      }
+    }) as Promise<T>;
+  }
+
+  /** How the last write ended. */
+  get health(): WriteHealth {
+    return this.#health;
   }
 
   /** Writes waiting or running. */
@@ -88,8 +124,9 @@ export class Batcher<I, O> {
         const results = await this.writes.run((t) => this.apply(batch.map((w) => w.item), t));
         batch.forEach((w, i) => w.resolve(results[i]));
       } catch (err) {
-        if (batch.length === 1) {
-          batch[0].reject(err);
+        // A host fault (full disk) fails every item alike: no point retrying them one by one.
+        if (batch.length === 1 || (err instanceof DomainError && err.kind === 'unavailable')) {
+          for (const w of batch) w.reject(err);
           continue;
         }
         for (const w of batch) {

@@ -4,6 +4,7 @@ import { silentLogger, type Logger } from '../log.ts';
 import { createStorage, type Storage } from '../storage/index.ts';
 import { CaptureWorker } from '../ingest/capture-worker.ts';
 import { CaptureService } from './captures.ts';
+import { HealthChecks } from './health.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Metrics } from './metrics.ts';
 import { Passwords } from './passwords.ts';
@@ -33,6 +34,8 @@ export interface App {
   uploads: UploadService;
   /** What GET /metrics shows. */
   metrics: Metrics;
+  /** The write-side checks of GET /healthz (free space, writes, data file owners). */
+  health: HealthChecks;
   captures: CaptureService;
   /** Starts the background tasks (only `rigd serve` does). */
   start(): Promise<void>;
@@ -82,6 +85,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     rigs,
     uploads,
     metrics,
+    health: new HealthChecks(db, config),
     captures,
     async start() {
       for (const task of background) {

@@ -20,7 +20,11 @@ test('GET /healthz, GET /metrics and one log line per request', async (t) => {
   await s.app.storage.ensureBucket();
   const health = await s.server.inject({ url: '/healthz', remoteAddress: '127.0.0.1' });
   t.equal(health.statusCode, 200, 'healthy: 200');
-  t.deepEqual(JSON.parse(health.payload).checks, { process: 'ok', database: 'ok', storage: 'ok' }, 'every check ok');
+  t.deepEqual(
+    JSON.parse(health.payload).checks,
+    { process: 'ok', database: 'ok', database_write: 'ok', storage: 'ok', disk_space: 'ok', data_files: 'ok' },
+    'every check ok',
+  );
 
   const report = await s.server.inject({
     method: 'PUT',
@@ -73,6 +77,7 @@ test('GET /healthz is 503 and says why when storage does not answer', async (t) 
   t.equal(res.statusCode, 503, '503');
   const body = JSON.parse(res.payload);
   t.equal(body.status, 'unavailable', 'status unavailable');
+  t.deepEqual(body.failing, ['storage'], 'names the failing check');
   t.equal(body.checks.database, 'ok', 'database still ok');
   t.match(body.checks.storage, /storage|ECONNREFUSED/, `storage check says why: ${body.checks.storage}`);
   await s.close();

@@ -2,6 +2,7 @@ import Boom from '@hapi/boom';
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { DomainError, type ErrorDetail, type ErrorKind, Throttled } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
+import { databaseFault } from '../../db/faults.ts';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -37,7 +38,9 @@ export interface HttpError {
 }
 
 /** The one mapping from anything thrown to what the client sees. Never leaks a stack. */
-export function toHttpError(err: Boom.Boom, requestId: string): HttpError {
+export function toHttpError(thrown: Boom.Boom, requestId: string): HttpError {
+  // A database error that is a host fault (full disk, unwritable file) met outside the write path.
+  const err: Boom.Boom | DomainError = databaseFault(thrown) ?? thrown;
   if (err instanceof DomainError) {
     const headers: Record<string, string> = {};
     if (err instanceof Throttled) headers['retry-after'] = String(err.retryAfterS);
@@ -87,7 +90,9 @@ export function registerErrors(server: Server, log: Logger): void {
     const response = request.response;
     if (!Boom.isBoom(response)) return h.continue;
     const e = toHttpError(response, request.app.requestId);
-    if (e.status >= 500 && !(response instanceof DomainError)) {
+    if (e.status === 503 && (e.code === 'disk_full' || e.code === 'database_read_only')) {
+      log.warn('write refused', { request_id: request.app.requestId, method: request.method, path: request.path, code: e.code, error: e.message });
+    } else if (e.status >= 500 && !(response instanceof DomainError)) {
       log.error('request failed', {
         request_id: request.app.requestId,
         method: request.method,

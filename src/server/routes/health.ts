@@ -24,7 +24,8 @@ async function bounded(what: string, work: () => Promise<unknown>): Promise<Chec
 }
 
 /**
- * GET /healthz (process up, database answers, storage answers: 200 or 503, JSON) and GET /metrics
+ * GET /healthz (process up, database answers and takes writes, storage answers, free space in data_dir,
+ * data files writable: 200 or 503 naming the failing checks, JSON) and GET /metrics
  * (Prometheus text). Both only for loopback and VPN clients, with no login: for systemd, monitoring
  * and load balancers on the gateway.
  */
@@ -37,12 +38,20 @@ export function healthRoutes(app: App): ServerRoute[] {
         auth: false,
         app: { vpn: 'viewer' },
         handler: async (_request, h) => {
-          const [database, storage] = await Promise.all([
-            bounded('database', () => app.db.sequelize.query('SELECT 1')),
+          let database_write: Check = 'ok';
+          const [database, storage, disk_space, data_files] = await Promise.all([
+            bounded('database', async () => {
+              await app.db.sequelize.query('SELECT 1');
+              database_write = await app.health.databaseWrite();
+            }),
             bounded('storage', () => app.storage.ping()),
+            app.health.diskSpace(),
+            app.health.dataFiles(),
           ]);
-          const ok = database === 'ok' && storage === 'ok';
-          const body = { status: ok ? 'ok' : 'unavailable', checks: { process: 'ok', database, storage }, uptime_s: Math.round(process.uptime()) };
+          const checks: Record<string, Check> = { process: 'ok', database, database_write, storage, disk_space, data_files };
+          const failing = Object.keys(checks).filter((k) => checks[k] !== 'ok');
+          const ok = failing.length === 0;
+          const body = { status: ok ? 'ok' : 'unavailable', ...(ok ? {} : { failing }), checks, uptime_s: Math.round(process.uptime()) };
           return h.response(body).code(ok ? 200 : 503).header('cache-control', 'no-store');
         },
       },
