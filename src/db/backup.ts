@@ -5,10 +5,11 @@
  * consistent snapshot while `rigd serve` keeps committing (writers are never blocked, and unlike
  * sqlite3's step-wise backup API it never restarts when another connection writes). The copy is
  * compact, written to a temp name, checked with integrity_check, fsynced and only then renamed into
- * place. (PostgreSQL installs use pg_dump instead; this file is the SQLite path.)
+ * place. The copy holds password hashes and session tokens: the temp file and the backup are 0600 from
+ * the moment they exist. (PostgreSQL installs use pg_dump instead; this file is the SQLite path.)
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
@@ -73,6 +74,9 @@ export async function backupDatabase(dataDir: string, target: string): Promise<B
   const dest = path.resolve(target);
   if (existsSync(dest)) throw new Error(`${dest} already exists: choose a new file name`);
   const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.tmp`);
+  // VACUUM INTO writes into an empty file that exists and keeps its mode (SQLite would create 0644).
+  closeSync(openSync(tmp, 'wx', 0o600));
+  chmodSync(tmp, 0o600);
   const sequelize = createSequelize(dataDir);
   try {
     await sequelize.query('VACUUM INTO ?', { replacements: [tmp] });

@@ -2,7 +2,7 @@
 // fresh data_dir gives a database that opens and passes integrity_check. restore refuses while a
 // server runs on its data_dir, and keeps the old file aside.
 import test from 'tape';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { rigd, serveProcess } from '../helpers/cli.ts';
@@ -86,4 +86,42 @@ test('backup under 100 reports/s restores to a sound database', async (t) => {
   const bad = await rigd(['restore', junk], { env: restoreEnv });
   t.equal(bad.code, 1, 'a file that is not a database is refused');
   t.match(bad.stderr, /^rigd: restore refused: .*(not an SQLite database|integrity_check|file is not a database)/, `says why: ${bad.stderr.trim()}`);
+});
+
+test('backup files and their temp files are 0600 (they hold password hashes and session tokens)', async (t) => {
+  const dataDir = tmpDir();
+  const env = { RIGD_DATA_DIR: dataDir };
+  t.equal((await rigd(['migrate'], { env })).code, 0, 'migrate');
+  const file = path.join(tmpDir(), 'b.sqlite');
+  const res = await rigd(['backup', file], { env });
+  t.equal(res.code, 0, `rigd backup: exit 0 ${res.stderr}`);
+  t.equal(statSync(file).mode & 0o777, 0o600, 'the backup file is 0600');
+
+  // The temp file, caught while VACUUM INTO writes it (a database big enough to take a while).
+  const { backupDatabase } = await import('../../src/db/backup.ts');
+  const { openDatabase } = await import('../../src/db/index.ts');
+  const db = await openDatabase(dataDir);
+  await db.sequelize.query('CREATE TABLE filler (b BLOB)');
+  await db.writes.run(async (tx) => {
+    for (let i = 0; i < 200; i++) await db.sequelize.query('INSERT INTO filler VALUES (randomblob(65536))', { transaction: tx });
+  });
+  await db.close();
+  const dir = tmpDir();
+  const seen: number[] = [];
+  const watcher = watch(dir, (_event, name) => {
+    if (!name?.endsWith('.tmp')) return;
+    try {
+      seen.push(statSync(path.join(dir, name)).mode & 0o777);
+    } catch {
+      // renamed already
+    }
+  });
+  try {
+    await backupDatabase(dataDir, path.join(dir, 'c.sqlite'));
+  } finally {
+    watcher.close();
+  }
+  t.ok(seen.length > 0, `the temp file was seen while it was written (${seen.length} times)`);
+  t.deepEqual([...new Set(seen)].map((m) => m.toString(8)), ['600'], 'the temp file is 0600 from the start');
+  t.equal(statSync(path.join(dir, 'c.sqlite')).mode & 0o777, 0o600, 'and the finished backup too');
 });
