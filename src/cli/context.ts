@@ -7,6 +7,31 @@ export interface GlobalOptions {
 }
 
 /**
+ * The data_dirs this command works on, each with its owner from before the command touched it.
+ * A command run as root hands what it created there over to that owner when it ends (main.ts).
+ */
+export const dataDirsInUse = new Map<string, import('../services/data-files.ts').Owner>();
+
+async function noteDataDir(dataDir: string): Promise<void> {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0 || dataDirsInUse.has(dataDir)) return;
+  const { dataDirOwner } = await import('../services/data-files.ts');
+  dataDirsInUse.set(dataDir, dataDirOwner(dataDir));
+}
+
+/** Gives what this (root) command created in its data_dirs to their owners. Never throws. */
+export async function handOverDataDirs(): Promise<void> {
+  if (dataDirsInUse.size === 0) return;
+  const { handOver } = await import('../services/data-files.ts');
+  for (const [dir, owner] of dataDirsInUse) {
+    try {
+      handOver(dir, owner);
+    } catch (err) {
+      process.stderr.write(`rigd: could not give the files rigd created in ${dir} to uid ${owner.uid}: ${(err as Error).message}\n`);
+    }
+  }
+}
+
+/**
  * The config for a command, honouring the global --config flag. The config loader (and joi) loads
  * only when these inputs were not validated before (src/config/cache.ts).
  */
@@ -15,10 +40,14 @@ export async function configFor(cmd: Command, overrides?: Record<string, unknown
   const request = { file: opts.config, overrides };
   const { cachedConfig, rememberConfig } = await import('../config/cache.ts');
   const cached = cachedConfig(request);
-  if (cached) return Object.freeze(cached);
+  if (cached) {
+    await noteDataDir(cached.data_dir);
+    return Object.freeze(cached);
+  }
   const { loadConfig } = await import('../config/load.ts');
   const { config } = loadConfig(request);
   rememberConfig(request, config);
+  await noteDataDir(config.data_dir);
   return config;
 }
 

@@ -128,5 +128,9 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   } catch (err) {
     return reportFailure(err);
+  } finally {
+    // Run as root on a data_dir of the service user: what the command created there goes to that user.
+    const { handOverDataDirs } = await import('./context.ts');
+    await handOverDataDirs();
   }
 }

@@ -7,6 +7,8 @@ import { loadConfig, type LoadOptions } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { checkDataDir, checkVpnInterface } from './doctor-host.ts';
 import { checkDatabase } from './doctor-database.ts';
+import { checkDataFiles } from './doctor-files.ts';
+import { dataDirOwner, handOver } from './data-files.ts';
 import { errorText, fail, ok, type Finding } from './doctor-finding.ts';
 import { checkStorage } from './doctor-storage.ts';
 
@@ -32,9 +34,18 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     return { ok: false, config_file: load.file ?? null, checks };
   }
   const checks: Finding[] = [ok('config', file ? `${file} is valid` : 'no config file: built-in defaults (embedded storage, data in ./data)')];
+  // Opening the database and pinging the embedded store may create files; run as root, they go to
+  // data_dir's owner (only those: doctor changes nothing that was there before).
+  const owner = dataDirOwner(config.data_dir);
+  const started = Date.now();
   checks.push(...(await checkDataDir(config.data_dir)));
-  checks.push(...(await checkDatabase(config.data_dir)));
-  checks.push(...(await checkStorage(config)));
+  checks.push(checkDataFiles(config.data_dir));
+  try {
+    checks.push(...(await checkDatabase(config.data_dir)));
+    checks.push(...(await checkStorage(config)));
+  } finally {
+    handOver(config.data_dir, owner, { createdSince: started });
+  }
   checks.push(checkVpnInterface(config.vpn.cidr));
   return { ok: !checks.some((c) => c.status === 'fail'), config_file: file, checks };
 }

@@ -16,10 +16,23 @@ export function rigdEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn', ...env };
 }
 
-/** Runs `bin/rigd ARGS` as a child process to completion. */
-export function rigd(args: string[], opts: { env: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
+/** A user to run the child as (the test runs as root): uid and gid, set with setpriv. */
+export interface RunAs {
+  uid: number;
+  gid: number;
+}
+
+/** The program and arguments that run `bin/rigd ARGS`, as `user` when given. */
+function command(args: string[], user?: RunAs): [string, string[]] {
+  if (!user) return [process.execPath, [RIGD, ...args]];
+  return ['setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups', process.execPath, RIGD, ...args]];
+}
+
+/** Runs `bin/rigd ARGS` as a child process to completion (as opts.user when given). */
+export function rigd(args: string[], opts: { env: Record<string, string>; input?: string; timeoutMs?: number; user?: RunAs }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RIGD, ...args], { env: rigdEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const [file, argv] = command(args, opts.user);
+    const child = spawn(file, argv, { env: rigdEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -43,10 +56,11 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `rigd serve` as a child process and waits for its "listening" line. */
-export function serveProcess(env: Record<string, string>, args: string[] = ['--port', '0', '--host', '127.0.0.1']): Promise<ServeProcess> {
+/** Starts `rigd serve` as a child process (as user when given) and waits for its "listening" line. */
+export function serveProcess(env: Record<string, string>, args: string[] = ['--port', '0', '--host', '127.0.0.1'], user?: RunAs): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RIGD, 'serve', ...args], { env: rigdEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const [file, argv] = command(['serve', ...args], user);
+    const child = spawn(file, argv, { env: rigdEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
     const timer = setTimeout(() => {

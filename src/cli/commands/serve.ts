@@ -18,6 +18,20 @@ function displayUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/**
+ * rigd serve as root on a data_dir that belongs to the service user would keep creating root-owned
+ * files (database -wal/-shm, objects) the service cannot write after the next restart: refuse, naming
+ * the user to run it as.
+ */
+async function refuseRootOnServiceData(dataDir: string): Promise<void> {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return;
+  const { dataDirOwner, userName } = await import('../../services/data-files.ts');
+  const owner = dataDirOwner(dataDir);
+  if (owner.uid === 0) return;
+  const user = userName(owner.uid);
+  throw new UsageError(`${dataDir} belongs to ${user}: run rigd serve as that user (systemctl start rigd, or runuser -u ${user} -- rigd serve), not as root`);
+}
+
 export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   const overrides: Record<string, Record<string, unknown>> = { server: {} };
   if (opts.port !== undefined) {
@@ -26,6 +40,7 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   }
   if (opts.host !== undefined) overrides.server.host = opts.host;
   const config = await configFor(cmd, overrides);
+  await refuseRootOnServiceData(config.data_dir);
   const log = createLogger(config.log.level);
   const app = await openApp(config, { log });
   const server = await createServer(app, { log });
