@@ -107,6 +107,11 @@ test('disk full: 503 disk_full, healthz names it, nothing acknowledged is lost, 
     t.match(String(refused?.headers['content-type']), /^text\/plain/, 'text/plain');
     t.match(refused?.text ?? '', /^[^\n]*disk[^\n]*full[^\n]*\n$/, `one line: ${JSON.stringify(refused?.text)}`);
 
+    // Reports arriving together share one transaction: all of them fail alike, none with a 500.
+    const together = await Promise.all(Array.from({ length: 20 }, (_, i) => report(s!, `rig${i}`)));
+    for (const { sn, res } of together) if (res.status === 200) acknowledged.push(sn);
+    t.deepEqual([...new Set(together.map((r) => r.res.status))].filter((st) => st !== 200 && st !== 503), [], `20 concurrent reports: 503 each (${together.filter((r) => r.res.status === 503).length} of 20)`);
+
     // A JSON write: its own loop, for the same reason.
     let settings: Awaited<ReturnType<typeof http>> | undefined;
     for (let i = 0; i < 500; i++) {
