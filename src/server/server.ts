@@ -2,6 +2,7 @@ import Hapi from '@hapi/hapi';
 import type { Logger } from '../log.ts';
 import type { App } from '../services/app.ts';
 import { loadOrCreateSecret } from '../services/secrets.ts';
+import { registerBodyLimit } from './ext/body-limit.ts';
 import { registerErrors } from './ext/errors.ts';
 import { registerHeaders } from './ext/headers.ts';
 import { registerJsonDepth } from './ext/json-depth.ts';
@@ -46,6 +47,8 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   registerErrors(server, opts.log);
   registerHeaders(server);
   registerJsonDepth(server);
+  // After the errors: it marks the final answer.
+  registerBodyLimit(server);
   const cookieSecret = config.server.cookie_secret || loadOrCreateSecret(config.data_dir, 'cookie-secret');
   await registerAuth(server, app, cookieSecret);
   registerWebhookAuth(server, app);
