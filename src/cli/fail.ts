@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { ConfigError, DomainError } from '../errors.ts';
+import { terminalLines } from './terminal-text.ts';
 
 /** Exit codes of every command. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -9,8 +10,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** Maps anything a command throws to one line on stderr and an exit code. */
-export function reportFailure(err: unknown, write: (line: string) => void = (l) => process.stderr.write(l)): number {
+/**
+ * Maps anything a command throws to one line on stderr and an exit code. Messages can quote rig
+ * keys, file errors and config values: control characters are escaped, line breaks kept.
+ */
+export function reportFailure(err: unknown, write: (line: string) => void = (l) => process.stderr.write(terminalLines(l))): number {
   if (err instanceof CommanderError) {
     // commander already printed its message.
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;

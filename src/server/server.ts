@@ -2,8 +2,10 @@ import Hapi from '@hapi/hapi';
 import type { Logger } from '../log.ts';
 import type { App } from '../services/app.ts';
 import { loadOrCreateSecret } from '../services/secrets.ts';
+import { registerBodyLimit } from './ext/body-limit.ts';
 import { registerErrors } from './ext/errors.ts';
 import { registerHeaders } from './ext/headers.ts';
+import { registerJsonDepth } from './ext/json-depth.ts';
 import { registerRequestContext } from './ext/request-context.ts';
 import { registerRequestLog } from './ext/request-log.ts';
 import { registerVpnGuard } from './ext/vpn-guard.ts';
@@ -44,6 +46,9 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   registerVpnGuard(server, config);
   registerErrors(server, opts.log);
   registerHeaders(server);
+  registerJsonDepth(server);
+  // After the errors: it marks the final answer.
+  registerBodyLimit(server);
   const cookieSecret = config.server.cookie_secret || loadOrCreateSecret(config.data_dir, 'cookie-secret');
   await registerAuth(server, app, cookieSecret);
   registerWebhookAuth(server, app);

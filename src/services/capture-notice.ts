@@ -1,17 +1,24 @@
 /**
  * What a capture webhook names: the seed's `{url}` body, or a MinIO bucket notification
- * (`Records[].s3.bucket.name`, `Records[].s3.object.key` form-encoded, with size and eTag).
- * Both end as (key, etag?, size?) in the configured bucket, or an Unprocessable: nothing here
- * fetches anything, and a URL or bucket that is not ours is refused before storage is asked.
+ * (`Records[].s3.bucket.name`, `Records[].s3.object.key` form-encoded). Both end as keys in the
+ * configured bucket, or an error: nothing here fetches anything, and a URL or bucket that is not
+ * ours is refused before storage is asked. Size and eTag in an event are never read: what rigd
+ * queues comes from its own stat of the object.
  */
-import { InvalidInput, Unprocessable } from '../errors.ts';
+import { Forbidden, InvalidInput, TooLarge, Unprocessable } from '../errors.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
 import { keyProblem } from '../storage/contract.ts';
 import { NOT_STORAGE_URL } from '../storage/urls.ts';
 
+/** Most records one storage event may carry (MinIO sends one per object). */
+export const MAX_EVENT_RECORDS = 100;
+
+/** Who sent a notice: a logged-in user, or storage with `ingest.webhook_token`. */
+export type NoticeSender = 'user' | 'webhook';
+
 export interface NoticedObject {
   key: string;
-  /** Present when the notification carries it (MinIO events); else storage is asked. */
+  /** Known only from rigd's own records (a completed upload) or a stat; never from a request body. */
   etag?: string;
   size?: number;
   /** What the response echoes: the submitted url, or the object URL of an event's key. */
@@ -47,15 +54,19 @@ export function decodeEventKey(raw: string): string {
 
 interface EventRecord {
   eventName?: unknown;
-  s3?: { bucket?: { name?: unknown }; object?: { key?: unknown; size?: unknown; eTag?: unknown } };
+  s3?: { bucket?: { name?: unknown }; object?: { key?: unknown } };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Parses a webhook body. Throws InvalidInput (400) for a body that is neither shape, Unprocessable (422) for objects not ours. */
-export function parseNotice(body: unknown, storage: Pick<ObjectStorage, 'bucket' | 'parseObjectUrl' | 'objectUrl'>): Notice {
+/**
+ * Parses a webhook body. Throws InvalidInput (400) for a body that is neither shape, Forbidden (403)
+ * for a storage event sent by a user, TooLarge (413) for more than MAX_EVENT_RECORDS records,
+ * Unprocessable (422) for objects not ours.
+ */
+export function parseNotice(body: unknown, storage: Pick<ObjectStorage, 'bucket' | 'parseObjectUrl' | 'objectUrl'>, sender: NoticeSender): Notice {
   if (!isObject(body)) throw new InvalidInput('the body must be a JSON object with "url", or a storage event with "Records"');
   if ('url' in body) {
     if (typeof body.url !== 'string') throw new InvalidInput('"url" must be a string', [{ field: 'url', message: 'must be a string' }]);
@@ -66,6 +77,12 @@ export function parseNotice(body: unknown, storage: Pick<ObjectStorage, 'bucket'
     throw new InvalidInput('the body must be a JSON object with "url", or a storage event with "Records"', [
       { field: 'url', message: 'is required' },
     ]);
+  }
+  if (sender !== 'webhook') {
+    throw new Forbidden('storage events ("Records") are accepted only with ingest.webhook_token; a user token may send {"url": ...}', 'webhook_token_required');
+  }
+  if (body.Records.length > MAX_EVENT_RECORDS) {
+    throw new TooLarge(`a storage event may carry at most ${MAX_EVENT_RECORDS} records, this one has ${body.Records.length}`, 'too_many_records');
   }
   const objects: NoticedObject[] = [];
   let ignored = 0;
@@ -85,13 +102,7 @@ export function parseNotice(body: unknown, storage: Pick<ObjectStorage, 'bucket'
       ignored++;
       continue;
     }
-    const { size, eTag } = record.s3!.object!;
-    objects.push({
-      key: decoded,
-      url: storage.objectUrl(decoded),
-      ...(typeof eTag === 'string' && eTag !== '' ? { etag: normaliseEtag(eTag) } : {}),
-      ...(typeof size === 'number' && Number.isSafeInteger(size) && size >= 0 ? { size } : {}),
-    });
+    objects.push({ key: decoded, url: storage.objectUrl(decoded) });
   }
   return { kind: 'event', objects, ignored };
 }

@@ -16,7 +16,7 @@ import { enqueue } from '../ingest/queue.ts';
 import type { Logger } from '../log.ts';
 import type { ObjectInfo, ObjectStorage } from '../storage/contract.ts';
 import { keyProblem } from '../storage/contract.ts';
-import { isCaptureKey, normaliseEtag, parseNotice, type NoticedObject } from './capture-notice.ts';
+import { isCaptureKey, normaliseEtag, parseNotice, type NoticedObject, type NoticeSender } from './capture-notice.ts';
 
 export interface CaptureView {
   id: number;
@@ -50,6 +50,26 @@ export interface Queued {
   queued: boolean;
   /** This call made the capture (false: it already existed). */
   created: boolean;
+}
+
+/** What one object of a storage event came to. */
+export interface NoticedOutcome {
+  key: string;
+  queued: boolean;
+  capture: { id: number; state: CaptureState } | null;
+  /** Why nothing is queued: object_not_found, capture_ingested, capture_failed. */
+  reason?: string;
+}
+
+/** The webhook's answer: the seed's url and queued; for a storage event also each object's outcome. */
+export interface NoticeResult {
+  url: string;
+  queued: boolean;
+  /** Set when queued is false on a storage event. */
+  reason?: string;
+  objects?: NoticedOutcome[];
+  /** Records that were not the creation of a capture file. */
+  ignored?: number;
 }
 
 export interface QueueOptions {
@@ -95,23 +115,39 @@ export class CaptureService {
   ) {}
 
   /**
-   * POST /api/v1/webhooks/capture_uploaded: the seed's `{url}` or a MinIO event. Returns what the
-   * response echoes. Objects not ours: Unprocessable (never fetched); absent: NotFound.
+   * POST /api/v1/webhooks/capture_uploaded: the seed's `{url}` (any sender) or a MinIO event (the
+   * webhook token only). Returns what the response echoes. Objects not ours: Unprocessable (never
+   * fetched). The seed's `{url}` of an absent object: NotFound; an event's record of an absent
+   * object queues nothing and its entry says so. Each object is stat'ed through the storage driver:
+   * size and etag never come from the body.
    */
-  async notify(body: unknown): Promise<{ url: string; queued: boolean }> {
-    const notice = parseNotice(body, this.storage);
-    if (notice.kind === 'event') {
-      // The event also completes any reservation waiting for this object (MinIO reports before rigd's poll would).
-      for (const o of notice.objects) {
-        if (o.etag !== undefined && o.size !== undefined) {
-          await this.observeUpload(o.key, { size: o.size, etag: o.etag, lastModified: new Date() });
-        }
-      }
+  async notify(body: unknown, sender: NoticeSender): Promise<NoticeResult> {
+    const notice = parseNotice(body, this.storage, sender);
+    if (notice.kind === 'url') {
+      const { queued } = await this.queueObject(notice.objects[0]!);
+      return { url: (body as { url: string }).url, queued };
     }
-    let queued = notice.objects.length > 0;
-    for (const object of notice.objects) queued = (await this.queueObject(object)).queued && queued;
-    const first = notice.objects[0];
-    return { url: notice.kind === 'url' ? (body as { url: string }).url : (first?.url ?? ''), queued };
+    const objects: NoticedOutcome[] = [];
+    for (const o of notice.objects) {
+      const info = await this.storage.stat(o.key);
+      if (!info) {
+        objects.push({ key: o.key, queued: false, capture: null, reason: 'object_not_found' });
+        continue;
+      }
+      const etag = normaliseEtag(info.etag);
+      // The event also completes any reservation waiting for this object (MinIO reports before rigd's poll would).
+      await this.observeUpload(o.key, { ...info, etag });
+      const q = await this.queueObject({ ...o, etag, size: info.size });
+      objects.push({
+        key: o.key,
+        queued: q.queued,
+        capture: { id: q.capture.id, state: q.capture.state },
+        ...(q.queued ? {} : { reason: `capture_${q.capture.state}` }),
+      });
+    }
+    const queued = objects.length > 0 && objects.every((o) => o.queued);
+    const reason = queued ? undefined : (objects.find((o) => !o.queued)?.reason ?? 'no_capture_objects');
+    return { url: notice.objects[0]?.url ?? '', queued, ...(reason ? { reason } : {}), objects, ignored: notice.ignored };
   }
 
   /** `rigd ingest URL|KEY`: an object URL of our storage, or a key in the configured bucket. */

@@ -148,3 +148,37 @@ test('captures --watch and ingest --wait views: download bar advancing, then the
   t.ok(wait.frames.some((f) => f.includes('download') || f.includes('2.0 KiB / 4.0 KiB')), 'a progress frame on the way');
   wait.unmount();
 });
+
+test('data with ESC, BEL, CR and bidi overrides is shown escaped in every view, never raw', async (t) => {
+  const nasty = '\u001b[31mred\u0007\rX\u202e';
+  const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+  const rigs = [rig('rig1', 10, { branch: `main${nasty}`, version: `2.0${nasty}`, current_project: `p${nasty}`, serial: `S${nasty}` })];
+  const rv = render(<RigsWatch load={async () => rigs} intervalMs={1000} filter={{}} sort="id" colour={false} now={() => NOW} />);
+  const rf = await until(rv.lastFrame, (f) => f.includes('rig1'), 'the rig');
+  t.notOk(raw.test(rf), 'rigs view: no raw control character (ESC, BEL, CR, bidi)');
+  t.ok(rf.includes('main\\x1b[31mred\\x07\\x0dX\\u202e'), 'the branch is shown with its control characters escaped');
+  rv.unmount();
+
+  const up = { ...upload(3, 'reserved', 10, 0), key: `rig1/${nasty}.sqlite`, rig_id: `rig${nasty}` };
+  const uv = render(<UploadsWatch load={async () => [up]} intervalMs={1000} colour={false} />);
+  const uf = await until(uv.lastFrame, (f) => f.includes('rig1/'), 'the upload');
+  t.notOk(raw.test(uf), 'uploads view: no raw control character');
+  t.ok(uf.includes('rig1/\\x1b[31mred'), 'the key is shown escaped');
+  uv.unmount();
+
+  const failed = capture('failed', null, { key: `rig1/${nasty}.sqlite`, error_code: 'not_sqlite', last_error: `bad header ${nasty}` });
+  const cv = render(<CapturesWatch load={async () => [failed]} intervalMs={1000} colour={false} />);
+  const cf = await until(cv.lastFrame, (f) => f.includes('rig1/'), 'the capture');
+  t.notOk(raw.test(cf), 'captures view: no raw control character');
+  cv.unmount();
+
+  const iw = render(<IngestWait load={async () => failed} intervalMs={1000} colour={false} onDone={() => undefined} />);
+  await until(() => iw.frames.find((f) => f.includes('rig1/')), () => true, 'the capture');
+  t.notOk(iw.frames.some((f) => raw.test(f)), 'ingest --wait view: no raw control character in any frame');
+  iw.unmount();
+
+  const coloured = render(<RigsWatch load={async () => rigs} intervalMs={1000} filter={{}} sort="id" colour now={() => NOW} />);
+  const colouredFrame = await until(coloured.lastFrame, (f) => f.includes('rig1'), 'the rig');
+  t.notOk(colouredFrame.includes(`${ESC}31m`), 'colour on: the only escape codes are the view\'s own (no red from the data)');
+  coloured.unmount();
+});

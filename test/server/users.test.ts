@@ -1,4 +1,5 @@
 import test from 'tape';
+import { MAX_JSON_DEPTH } from '../../src/server/ext/json-depth.ts';
 import { tokenDigest } from '../../src/services/tokens.ts';
 import { cookieValue, http } from '../helpers/http.ts';
 import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
@@ -181,6 +182,37 @@ test('100 concurrent PUTs on 100 users: all 200, all stored', async (t) => {
     const rows = await s.app.db.models.User.findAll();
     const stored = new Map(rows.map((r) => [String(r.id), r.rig_ui_settings]));
     t.ok(users.every((u, i) => stored.get(u.id) === JSON.stringify({ n: i })), 'every value stored on its own user');
+  } finally {
+    await s.close();
+  }
+});
+
+test('JSON nested too deep: 400 json_too_deep (5000 levels, and one past the limit); the limit itself is stored', async (t) => {
+  const s = await startServer();
+  try {
+    const ana = await userWithToken(s, 'ana');
+    const auth = { authorization: ana.token, 'content-type': 'application/json', accept: 'application/json' };
+    // The body {"user":{"rig_ui_settings":X}} is two levels around X.
+    const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const body = (settingsDepth: number) => `{"user":{"rig_ui_settings":${nested(settingsDepth)}}}`;
+    await put(s, ana.id, { user: { rig_ui_settings: 'kept' } }, { authorization: ana.token });
+    for (const [what, depth] of [['5000 levels', 5000], [`${MAX_JSON_DEPTH + 1} levels (one past the limit)`, MAX_JSON_DEPTH + 1]] as const) {
+      const res = await http(`${s.url}/api/v1/users/${ana.id}`, { method: 'PUT', body: body(depth - 2), headers: auth });
+      t.equal(res.status, 400, `${what}: 400, not 500`);
+      t.equal(res.json().error.code, 'json_too_deep', `${what}: json_too_deep`);
+      t.match(res.json().error.message, new RegExp(`deeper than ${MAX_JSON_DEPTH} levels`), `${what}: the message names the limit`);
+    }
+    t.equal(await storedSettings(s, ana.id), '"kept"', 'nothing changed');
+    const atLimit = await http(`${s.url}/api/v1/users/${ana.id}`, { method: 'PUT', body: body(MAX_JSON_DEPTH - 2), headers: auth });
+    t.equal(atLimit.status, 200, `exactly ${MAX_JSON_DEPTH} levels: 200`);
+    t.equal(await storedSettings(s, ana.id), nested(MAX_JSON_DEPTH - 2), 'and stored as sent');
+    const objects = `{"user":{"rig_ui_settings":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}}`;
+    const deepObjects = await http(`${s.url}/api/v1/users/${ana.id}`, { method: 'PUT', body: objects, headers: auth });
+    t.deepEqual([deepObjects.status, deepObjects.json().error.code], [400, 'json_too_deep'], 'objects 5000 deep: 400 json_too_deep');
+    for (const path of ['/api/v1/sessions', '/api/v1/webhooks/capture_uploaded']) {
+      const res = await http(`${s.url}${path}`, { body: `{"login":${nested(5000)}}`, headers: auth });
+      t.deepEqual([res.status, res.json().error.code], [400, 'json_too_deep'], `${path}: 400 json_too_deep (every JSON body)`);
+    }
   } finally {
     await s.close();
   }

@@ -1,7 +1,8 @@
 // POST /api/v1/webhooks/capture_uploaded as the seed shows it and as MinIO calls it: auth by user
 // token (each transport) or the webhook token, the seed's body and cookies, one capture per object
 // version whatever notifies it, 422 without any request for URLs that are not our storage, and 50
-// webhooks at once. GET /api/v1/captures and /api/v1/captures/:id.
+// webhooks at once; storage events only with the webhook token, at most 100 records, each object
+// stat'ed (a forged etag, size or object queues nothing of its own). GET /api/v1/captures and /:id.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -140,7 +141,12 @@ test('the same object by webhook and by MinIO event: one capture; event keys are
   t.ok(event.Records[0].s3.object.key.includes('+') && event.Records[0].s3.object.key.includes('%2B'), 'the event key is form-encoded ("+" is a space, %2B a plus)');
   const byEvent = await hook(event, { authorization: `Bearer ${WEBHOOK_TOKEN}` });
   t.equal(byEvent.status, 200, 'event: 200');
-  t.deepEqual(byEvent.json(), { token: '', data: { success: true, url, queued: true } }, 'event: still queued, url of the object');
+  const capId = (await s.app.captures.list()).captures.find((c) => c.key === key)!.id;
+  t.deepEqual(
+    byEvent.json(),
+    { token: '', data: { success: true, url, queued: true, objects: [{ key, queued: true, capture: { id: capId, state: byEvent.json().data.objects[0].capture.state } }], ignored: 0 } },
+    'event: still queued, url of the object, the object named with its capture',
+  );
   const quoted = await hook(minioEvent(key, `"${info.etag}"`, info.size), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
   t.equal(quoted.status, 200, 'a quoted eTag is the same version');
   const list = (await s.app.captures.list()).captures.filter((c) => c.key === key);
@@ -218,6 +224,71 @@ test('an object that is not in storage: 404 object_not_found, nothing queued', a
   const r = await hook({ url: `${base}/captures/rig9/missing.sqlite` }, { authorization: ana.token });
   t.deepEqual([r.status, r.json().error?.code], [404, 'object_not_found'], '404 object_not_found');
   t.equal((await s.app.captures.list()).captures.filter((c) => c.key === 'rig9/missing.sqlite').length, 0, 'no capture');
+});
+
+test('storage events: a user token gets 403 and queues nothing; the seed body still works for users', async (t) => {
+  const key = 'forged/u.sqlite';
+  await putFile(s.app, key, made.path);
+  const jobs = await s.app.db.models.Job.count();
+  const captures = await s.app.db.models.Capture.count();
+  for (const [how, headers] of [
+    ['raw token', { authorization: ana.token }],
+    ['Bearer', { authorization: `Bearer ${ana.token}` }],
+    ['cookie', { cookie: `token=${ana.token}` }],
+  ] as const) {
+    const r = await hook(minioEvent(key, 'ffff', 1), headers);
+    t.deepEqual([r.status, r.json().error?.code], [403, 'webhook_token_required'], `${how} + Records: 403 webhook_token_required`);
+    t.match(r.json().error?.message, /webhook_token/, `${how}: the message names ingest.webhook_token`);
+  }
+  t.equal(await s.app.db.models.Job.count(), jobs, 'no job');
+  t.equal(await s.app.db.models.Capture.count(), captures, 'no capture');
+  const url = s.app.storage.objectUrl(key);
+  const seed = await hook({ url }, { authorization: ana.token });
+  t.deepEqual([seed.status, seed.json()], [200, { token: ana.token, data: { success: true, url, queued: true } }], 'the seed\'s {url} with a user token: 200, queued');
+  await settled(s.app, (await s.app.captures.list()).captures.find((c) => c.key === key)!.id);
+});
+
+test('storage events: at most 100 records; 101 is 413 and queues nothing', async (t) => {
+  const record = (i: number) => minioEvent(`many/${i}.sqlite`, 'abc', 1).Records[0];
+  for (let i = 0; i < 101; i++) await putFile(s.app, `many/${i}.sqlite`, made.path);
+  const jobs = await s.app.db.models.Job.count();
+  const captures = await s.app.db.models.Capture.count();
+  const over = await hook({ Records: Array.from({ length: 101 }, (_, i) => record(i)) }, { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.deepEqual([over.status, over.json().error?.code], [413, 'too_many_records'], '101 records: 413 too_many_records');
+  t.match(over.json().error?.message, /at most 100 records/, 'the message names the limit');
+  const huge = await hook({ Records: Array.from({ length: 3000 }, (_, i) => record(i % 101)) }, { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.equal(huge.status, 413, '3000 records: 413');
+  t.equal(await s.app.db.models.Job.count(), jobs, 'nothing queued: no job');
+  t.equal(await s.app.db.models.Capture.count(), captures, 'nothing queued: no capture');
+
+  const limit = await hook({ Records: Array.from({ length: 100 }, (_, i) => minioEvent(`nowhere/${i}.sqlite`, 'abc', 1).Records[0]) }, { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.equal(limit.status, 200, '100 records (the limit): 200');
+  t.equal(limit.json().data.objects.length, 100, 'each record answered');
+  t.equal(await s.app.db.models.Job.count(), jobs, 'objects that are not there: still no job');
+});
+
+test('storage events: a missing object queues nothing; a forged etag and size are replaced by the stat', async (t) => {
+  const jobs = await s.app.db.models.Job.count();
+  const missing = await hook(minioEvent('rig9/ghost.sqlite', 'deadbeefdeadbeefdeadbeefdeadbeef', 4096), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.equal(missing.status, 200, 'missing object: 200 (storage may have deleted it since)');
+  const data = missing.json().data;
+  t.deepEqual([data.queued, data.reason], [false, 'object_not_found'], 'queued false, reason object_not_found');
+  t.deepEqual(data.objects, [{ key: 'rig9/ghost.sqlite', queued: false, capture: null, reason: 'object_not_found' }], 'the record says so');
+  t.equal(await s.app.db.models.Job.count(), jobs, 'no job');
+  t.equal(await s.app.db.models.Capture.count({ where: { key: 'rig9/ghost.sqlite' } }), 0, 'no capture');
+
+  const key = 'forged/real.sqlite';
+  const info = await putFile(s.app, key, made.path);
+  const forged = await hook(minioEvent(key, '00000000000000000000000000000bad', 7), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.deepEqual([forged.status, forged.json().data.queued], [200, true], 'a real object with a made-up etag and size: queued');
+  const caps = (await s.app.captures.list()).captures.filter((c) => c.key === key);
+  t.equal(caps.length, 1, 'one capture');
+  t.deepEqual([caps[0].etag, caps[0].size], [info.etag, info.size], 'it carries the etag and size of the stat, not of the body');
+  t.equal(await s.app.db.models.Capture.count({ where: { etag: '00000000000000000000000000000bad' } }), 0, 'no capture with the made-up etag');
+  const again = await hook(minioEvent(key, 'another-made-up-etag', 99), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.equal(again.status, 200, 'another made-up etag: 200');
+  t.equal((await s.app.captures.list()).captures.filter((c) => c.key === key).length, 1, 'still one capture: a made-up etag is no new version');
+  await settled(s.app, caps[0].id);
 });
 
 test('50 webhooks at once: 50 x 200, 50 captures, 50 jobs, all ingested', async (t) => {

@@ -83,7 +83,7 @@ test('a storage event completes the waiting reservation and queues the capture o
     const info = await s.app.storage.putObject('rig8/ev.sqlite', createReadStream(file), { expectedSize: size });
     const res = await s.app.captures.notify({
       Records: [{ eventName: 's3:ObjectCreated:Put', s3: { bucket: { name: 'captures' }, object: { key: 'rig8/ev.sqlite', size, eTag: info.etag } } }],
-    });
+    }, 'webhook');
     t.equal(res.queued, true, 'queued');
     const u = await s.app.db.models.Upload.findByPk(r.id);
     t.deepEqual([u?.state, u?.etag], ['uploaded', info.etag], 'the reservation is completed by the event');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { DomainError } from '../../errors.ts';
 import { configFor, printJson } from '../context.ts';
+import { printLines } from '../terminal-text.ts';
 import { formatBytes } from '../views/progress-bar.ts';
 
 class BackupFailed extends DomainError {
@@ -21,7 +22,7 @@ export async function backupCommand(file: string, opts: { json?: boolean }, cmd:
     throw new BackupFailed(`backup failed: ${message(err)}`);
   });
   if (opts.json) return printJson(result);
-  process.stdout.write(`backed up the database to ${result.file} (${formatBytes(result.bytes)}, integrity_check ok)\n`);
+  printLines(`backed up the database to ${result.file} (${formatBytes(result.bytes)}, integrity_check ok)`);
 }
 
 /** `rigd restore FILE`: replaces the database with a verified backup; refuses while rigd serve runs. */
@@ -37,8 +38,8 @@ export async function restoreCommand(file: string, opts: { json?: boolean }, cmd
     throw new BackupFailed(`restore refused: ${message(err)}`);
   });
   if (opts.json) return printJson(result);
-  process.stdout.write(
-    `restored ${file} (integrity_check ok, ${result.migrations.length} migrations)${result.previous ? `; the previous database is kept at ${result.previous}` : ''}\n` +
-      'start rigd serve again: it applies any newer migrations on start\n',
+  printLines(
+    `restored ${file} (integrity_check ok, ${result.migrations.length} migrations)${result.previous ? `; the previous database is kept at ${result.previous}` : ''}`,
+    'start rigd serve again: it applies any newer migrations on start',
   );
 }

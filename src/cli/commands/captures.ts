@@ -17,17 +17,13 @@ interface CapturesOptions {
   interval?: string;
 }
 
-/** Keys and errors come from rigs and files: control characters are shown escaped, never sent to the terminal. */
-export function safeText(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
 
 export function summary(c: CaptureView): string {
   if (c.state === 'ingested' && c.tables) {
     const rows = c.tables.reduce((n, t) => n + t.rows, 0);
     return `${c.tables.length} tables, ${rows} rows`;
   }
-  if (c.state === 'failed' || (c.state === 'queued' && c.last_error)) return safeText(`${c.error_code ?? 'error'}: ${c.last_error ?? ''}`);
+  if (c.state === 'failed' || (c.state === 'queued' && c.last_error)) return `${c.error_code ?? 'error'}: ${c.last_error ?? ''}`;
   if (c.state === 'ingesting' && c.progress) return progressLine(c);
   return '';
 }
@@ -47,7 +43,7 @@ function row(c: CaptureView, now: Date): string[] {
     c.state,
     c.rig_id ?? '-',
     c.project ?? '',
-    safeText(c.key),
+    c.key,
     c.size === null ? '' : String(c.size),
     String(c.attempts),
     formatDistance(new Date(c.updated_at), now, { addSuffix: true }),

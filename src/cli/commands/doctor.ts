@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { DomainError } from '../../errors.ts';
 import type { GlobalOptions } from '../context.ts';
 import { printJson } from '../context.ts';
+import { printLines } from '../terminal-text.ts';
 
 /** Any failed check: exit 1 (the lines above already said what and how to fix). */
 class DoctorFailed extends DomainError {
@@ -18,7 +19,7 @@ export async function doctorCommand(opts: { json?: boolean }, cmd: Command): Pro
   else {
     const width = Math.max(...report.checks.map((c) => c.check.length));
     for (const c of report.checks) {
-      process.stdout.write(`${c.status.padEnd(4)}  ${c.check.padEnd(width)}  ${c.message}${c.fix ? `\n${' '.repeat(width + 8)}fix: ${c.fix}` : ''}\n`);
+      printLines(`${c.status.padEnd(4)}  ${c.check.padEnd(width)}  ${c.message}`, ...(c.fix ? [`${' '.repeat(width + 8)}fix: ${c.fix}`] : []));
     }
   }
   const failed = report.checks.filter((c) => c.status === 'fail').length;

@@ -4,7 +4,8 @@ import { DomainError } from '../../errors.ts';
 import type { App } from '../../services/app.ts';
 import type { CaptureView } from '../../services/captures.ts';
 import { printJson, withApp } from '../context.ts';
-import { progressLine, safeText, summary } from './captures.ts';
+import { terminalText } from '../terminal-text.ts';
+import { progressLine, summary } from './captures.ts';
 
 interface IngestOptions {
   wait?: boolean;
@@ -54,12 +55,12 @@ async function waitWithBar(app: App, capture: CaptureView): Promise<CaptureView>
  */
 export async function ingestCommand(target: string, opts: IngestOptions, cmd: Command): Promise<void> {
   const out = (line: string) => {
-    if (!opts.json) process.stdout.write(`${line}\n`);
+    if (!opts.json) process.stdout.write(`${terminalText(line)}\n`);
   };
   const final = await withApp(cmd, async (app) => {
     const q = await app.captures.queueTarget(target, { retryFailed: true });
     let c = q.capture;
-    const what = `capture ${c.id} (${safeText(c.key)})`;
+    const what = `capture ${c.id} (${c.key})`;
     out(q.created ? `${what} queued` : q.queued ? `${what} is already queued` : `${what} is already ${c.state}`);
     if (!opts.wait) return c;
     if (!opts.json && process.stdout.isTTY) return waitWithBar(app, c);

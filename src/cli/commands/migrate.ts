@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { configFor, printJson } from '../context.ts';
+import { printLines } from '../terminal-text.ts';
 
 export async function migrateCommand(opts: { json?: boolean }, cmd: Command): Promise<void> {
   const config = await configFor(cmd);
@@ -10,7 +11,7 @@ export async function migrateCommand(opts: { json?: boolean }, cmd: Command): Pr
     const applied = await migrate(sequelize, config.data_dir);
     const status = await migrationStatus(sequelize);
     if (opts.json) return printJson({ applied, executed: status.executed, pending: status.pending });
-    process.stdout.write(applied.length ? applied.map((n) => `applied ${n}\n`).join('') : 'database is up to date\n');
+    printLines(...(applied.length ? applied.map((n) => `applied ${n}`) : ['database is up to date']));
   } finally {
     await closeSequelize(sequelize);
   }

@@ -7,6 +7,7 @@ import { printJson, withReader } from '../context.ts';
 import { UsageError } from '../fail.ts';
 import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
+import { printLines } from '../terminal-text.ts';
 import { RIG_SORTS, selectRigs, type RigFilter, type RigSort } from '../views/rig-list.ts';
 
 interface RigsOptions {
@@ -61,10 +62,10 @@ export async function rigsCommand(opts: RigsOptions, cmd: Command): Promise<void
   if (opts.json) return printJson(rigs);
   if (rigs.length === 0) {
     const which = [filter.status, 'rigs', filter.branch && `on branch ${filter.branch}`].filter(Boolean).join(' ');
-    process.stdout.write(filter.status || filter.branch ? `no ${which}\n` : 'no rig has reported yet\n');
+    printLines(filter.status || filter.branch ? `no ${which}` : 'no rig has reported yet');
     return;
   }
-  // Rig-reported text holds no control characters (validated on report), so it is safe on a terminal.
+  // renderTable escapes control characters in every cell: rig-reported text never reaches the terminal raw.
   const now = new Date();
   process.stdout.write(renderTable(HEADER, rigs.map((r) => row(r, now))));
 }

@@ -4,6 +4,7 @@ import { listUsers } from '../../services/user-queries.ts';
 import { printJson, withApp, withReader } from '../context.ts';
 import { obtainPassword } from '../password-input.ts';
 import { renderTable } from '../table.ts';
+import { printLines } from '../terminal-text.ts';
 
 interface AddOptions {
   email: string;
@@ -20,7 +21,7 @@ export async function userAdd(name: string, opts: AddOptions, cmd: Command): Pro
   const password = await obtainPassword(Boolean(opts.passwordStdin), true);
   const user = await withApp(cmd, (app) => app.users.create({ username: name, email: opts.email, password, admin: opts.admin }));
   if (opts.json) printJson(row(user));
-  else process.stdout.write(`added user ${user.username} (id ${user.id}${user.admin ? ', admin' : ''})\n`);
+  else printLines(`added user ${user.username} (id ${user.id}${user.admin ? ', admin' : ''})`);
 }
 
 export async function userList(opts: { json?: boolean }, cmd: Command): Promise<void> {
@@ -37,10 +38,10 @@ export async function userList(opts: { json?: boolean }, cmd: Command): Promise<
 export async function userPasswd(name: string, opts: { passwordStdin?: boolean }, cmd: Command): Promise<void> {
   const password = await obtainPassword(Boolean(opts.passwordStdin), true);
   await withApp(cmd, (app) => app.users.setPassword(name, password));
-  process.stdout.write(`password changed for ${name}; their sessions were ended\n`);
+  printLines(`password changed for ${name}; their sessions were ended`);
 }
 
 export async function userRemove(name: string, _opts: unknown, cmd: Command): Promise<void> {
   await withApp(cmd, (app) => app.users.remove(name));
-  process.stdout.write(`removed user ${name}\n`);
+  printLines(`removed user ${name}`);
 }

@@ -1,7 +1,8 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import type { CaptureView } from '../../services/captures.ts';
 import { alignColumns } from './columns.ts';
-import { captureProgress, safeText } from './capture-text.ts';
+import { terminalText } from '../terminal-text.ts';
+import { captureProgress } from './capture-text.ts';
 import { usePoll } from './use-poll.ts';
 
 export interface CapturesWatchProps {
@@ -18,13 +19,13 @@ export function CapturesWatch({ load, intervalMs, colour }: CapturesWatchProps) 
   const { isRawModeSupported } = useStdin();
   const polled = usePoll(load, intervalMs);
   useInput((input, key) => (input === 'q' || key.escape) && exit(), { isActive: isRawModeSupported === true });
-  if (!polled.data) return <Text>{polled.error ? `rigd: ${polled.error.message}` : 'loading captures…'}</Text>;
+  if (!polled.data) return <Text>{polled.error ? `rigd: ${terminalText(polled.error.message)}` : 'loading captures…'}</Text>;
   const captures = polled.data;
   const counts = new Map<string, number>();
   for (const c of captures) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
   const lines = alignColumns([
     ['ID', 'STATE', 'RIG', 'PROJECT', 'KEY', 'PROGRESS / RESULT'],
-    ...captures.map((c) => [String(c.id), c.state, c.rig_id ?? '-', c.project ?? '', safeText(c.key), captureProgress(c)]),
+    ...captures.map((c) => [String(c.id), c.state, c.rig_id ?? '-', c.project ?? '', c.key, captureProgress(c)]),
   ]);
   const summary = ['queued', 'ingesting', 'ingested', 'failed'].map((s) => `${counts.get(s) ?? 0} ${s}`).join(', ');
   return (
@@ -42,7 +43,7 @@ export function CapturesWatch({ load, intervalMs, colour }: CapturesWatchProps) 
       {captures.length === 0 ? <Text>no captures yet</Text> : null}
       <Text> </Text>
       <Text dimColor={colour}>{`updated ${polled.at?.toLocaleTimeString('en-GB') ?? ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
-      {polled.error ? <Text>{`rigd: refresh failed: ${polled.error.message}`}</Text> : null}
+      {polled.error ? <Text>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}
     </Box>
   );
 }

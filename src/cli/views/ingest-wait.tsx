@@ -1,7 +1,8 @@
 import { Box, Text, useApp } from 'ink';
 import { useEffect } from 'react';
 import type { CaptureView } from '../../services/captures.ts';
-import { captureProgress, safeText } from './capture-text.ts';
+import { terminalText } from '../terminal-text.ts';
+import { captureProgress } from './capture-text.ts';
 import { progressBar } from './progress-bar.ts';
 import { usePoll } from './use-poll.ts';
 
@@ -36,16 +37,16 @@ export function IngestWait({ load, intervalMs, colour, onDone }: IngestWaitProps
       exit();
     }
   }, [c, finished, onDone, exit]);
-  if (!c) return <Text>{error ? `rigd: ${error.message}` : 'loading…'}</Text>;
+  if (!c) return <Text>{error ? `rigd: ${terminalText(error.message)}` : 'loading…'}</Text>;
   const colourOf = c.state === 'failed' ? 'red' : c.state === 'ingested' ? 'green' : 'yellow';
   return (
     <Box flexDirection="column">
       <Text>
-        {`capture ${c.id} (${safeText(c.key)}) `}
+        {`capture ${c.id} (${terminalText(c.key)}) `}
         <Text color={colour ? colourOf : undefined}>{c.state}</Text>
         {c.attempts > 1 ? ` · attempt ${c.attempts}` : ''}
       </Text>
-      <Text>{`${progressBar(Math.round(overall(c) * 1000), 1000, 30)}  ${captureProgress(c)}`}</Text>
+      <Text>{`${progressBar(Math.round(overall(c) * 1000), 1000, 30)}  ${terminalText(captureProgress(c))}`}</Text>
     </Box>
   );
 }

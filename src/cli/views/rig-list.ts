@@ -24,7 +24,7 @@ export function position(r: RigView): string {
   return r.latitude === null || r.longitude === null ? '-' : `${r.latitude.toFixed(4)},${r.longitude.toFixed(4)}`;
 }
 
-/** The cells of one rig (rig-reported text holds no control characters: validated on report). */
+/** The cells of one rig, raw: the table renderers escape control characters (src/cli/terminal-text.ts). */
 export function rigCells(r: RigView, now: Date): string[] {
   return [
     r.status,

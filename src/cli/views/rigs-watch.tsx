@@ -1,6 +1,7 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import { useState } from 'react';
 import type { RigView } from '../../services/rigs.ts';
+import { terminalText } from '../terminal-text.ts';
 import { alignColumns } from './columns.ts';
 import { RIG_HEADER, rigCells, rigSummary, selectRigs, type RigFilter, type RigSort } from './rig-list.ts';
 import { StatusDot } from './status-dot.tsx';
@@ -32,17 +33,17 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
   );
 
   if (!polled.data) {
-    return <Text>{polled.error ? `rigd: ${polled.error.message}` : 'loading rigs…'}</Text>;
+    return <Text>{polled.error ? `rigd: ${terminalText(polled.error.message)}` : 'loading rigs…'}</Text>;
   }
   const at = now();
   const rigs = selectRigs(polled.data, filter, sort);
   // The status column is drawn by StatusDot ("● online"); the others are aligned as text.
   const lines = alignColumns([RIG_HEADER.slice(1), ...rigs.map((r) => rigCells(r, at).slice(1))]);
   const statusWidth = 7;
-  const filters = [filter.status && `status ${filter.status}`, filter.branch && `branch ${filter.branch}`].filter(Boolean).join(', ');
+  const filters = terminalText([filter.status && `status ${filter.status}`, filter.branch && `branch ${filter.branch}`].filter(Boolean).join(', '));
   return (
     <Box flexDirection="column">
-      <Text bold={colour}>{rigSummary(polled.data.filter((r) => !filter.branch || r.branch === filter.branch))}</Text>
+      <Text bold={colour}>{terminalText(rigSummary(polled.data.filter((r) => !filter.branch || r.branch === filter.branch)))}</Text>
       <Text> </Text>
       <Text bold={colour} wrap="truncate">
         {`  ${'STATUS'.padEnd(statusWidth)} ${lines[0]}`}
@@ -58,7 +59,7 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
       <Text dimColor={colour}>
         {`updated ${polled.at?.toLocaleTimeString('en-GB') ?? ''} · every ${intervalMs / 1000} s · sorted by ${sort === 'id' ? 'id' : 'last seen'}${filters ? ` · ${filters}` : ''}${isRawModeSupported ? ' · s: sort · q: quit' : ''}`}
       </Text>
-      {polled.error ? <Text color={colour ? 'red' : undefined}>{`rigd: refresh failed: ${polled.error.message}`}</Text> : null}
+      {polled.error ? <Text color={colour ? 'red' : undefined}>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}
     </Box>
   );
 }

@@ -1,5 +1,6 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import type { UploadView } from '../../services/uploads.ts';
+import { terminalText } from '../terminal-text.ts';
 import { alignColumns } from './columns.ts';
 import { formatBytes, progressBar } from './progress-bar.ts';
 import { usePoll } from './use-poll.ts';
@@ -26,7 +27,7 @@ export function UploadsWatch({ load, intervalMs, colour }: UploadsWatchProps) {
   const { isRawModeSupported } = useStdin();
   const polled = usePoll(load, intervalMs);
   useInput((input, key) => (input === 'q' || key.escape) && exit(), { isActive: isRawModeSupported === true });
-  if (!polled.data) return <Text>{polled.error ? `rigd: ${polled.error.message}` : 'loading uploads…'}</Text>;
+  if (!polled.data) return <Text>{polled.error ? `rigd: ${terminalText(polled.error.message)}` : 'loading uploads…'}</Text>;
   const uploads = polled.data;
   const counts = new Map<string, number>();
   for (const u of uploads) counts.set(u.state, (counts.get(u.state) ?? 0) + 1);
@@ -51,7 +52,7 @@ export function UploadsWatch({ load, intervalMs, colour }: UploadsWatchProps) {
       {uploads.length === 0 ? <Text>no uploads yet</Text> : null}
       <Text> </Text>
       <Text dimColor={colour}>{`updated ${polled.at?.toLocaleTimeString('en-GB') ?? ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
-      {polled.error ? <Text>{`rigd: refresh failed: ${polled.error.message}`}</Text> : null}
+      {polled.error ? <Text>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}
     </Box>
   );
 }

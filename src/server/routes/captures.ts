@@ -26,11 +26,11 @@ export function captureRoutes(app: App): ServerRoute[] {
         auth: 'webhook',
         app: { vary: 'Accept, Origin' },
         handler: async (request, h) => {
-          const { url, queued } = await app.captures.notify(request.payload);
           const user = webhookUser(request);
+          const result = await app.captures.notify(request.payload, user ? 'user' : 'webhook');
           // A user gets the seed's token and cookies; the webhook token is not a session: "" and no cookies.
           if (user) setSessionCookies(request, h, user);
-          return { token: user ? user.token : '', data: { success: true, url, queued } };
+          return { token: user ? user.token : '', data: { success: true, ...result } };
         },
       },
     },
