@@ -35,8 +35,9 @@ export function reportFailure(err: unknown, write: (line: string) => void = (l) 
     return EXIT.usage;
   }
   if (err instanceof ConfigError) {
+    // The operator fixes the config; restarting unchanged cannot help (systemd: RestartPreventExitStatus=2).
     write(`rigd: ${firstLine(err.message)}\n`);
-    return EXIT.failure;
+    return EXIT.usage;
   }
   if (err instanceof DomainError || err instanceof CannotStart) {
     write(`rigd: ${firstLine(err.message)}\n`);
