@@ -27,8 +27,9 @@ function codeOf(err: unknown): string | undefined {
 function reasonOf(err: unknown, code: string): string {
   const e = (err as { original?: Error }).original ?? (err as Error);
   const text = String(e?.message ?? err).split('\n')[0];
-  // "SQLITE_CANTOPEN: unable to open database file" -> "unable to open database file (SQLITE_CANTOPEN)"
-  const bare = text.replace(/^[A-Z_]+: /, '').replace(/^E[A-Z]+: /, '').replace(/, \w+ '[^']*'$/, '');
+  // "SQLITE_CANTOPEN: unable to open database file" -> "unable to open database file (SQLITE_CANTOPEN)";
+  // "EACCES: permission denied, mkdir '/x'" -> "permission denied, mkdir '/x' (EACCES)"
+  const bare = text.replace(/^[A-Z_]+: /, '');
   return `${bare} (${code})`;
 }
 
