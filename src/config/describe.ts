@@ -111,6 +111,8 @@ export function describeConfigError(err: Joi.ValidationError, root: Joi.Schema, 
   }
   const ctxError = detail.context?.error;
   if (ctxError instanceof KeyedProblem) return `config: ${ctxError.key}: ${shown(ctxError.key, ctxError.value)} ${ctxError.message}${sourceOf(ctxError.key.split('.'))}`;
+  // A rule over the whole config that names no key: its own words.
+  if (detail.path.length === 0) return `config: ${detail.message.replace(/^"value" /, '')}${sourceOf([])}`;
   const desc = schemaAt(root, detail.path);
   return `config: ${key}: ${shown(key, detail.context?.value)} ${problemOf(detail, desc, key)}${where}`;
 }
