@@ -175,7 +175,7 @@ test('through bin/rigd: exit 2, one line on stderr, no stack trace, for any comm
   const file = path.join(dir, 'config.yaml');
   const data = path.join(dir, 'data');
   const runs: [string, string[], Record<string, string>, RegExp][] = [
-    ['vpn: {cidr: 10.144.0.0/33}\n', ['rigs'], {}, /^rigd: config: vpn\.cidr: "10\.144\.0\.0\/33" is not an IPv4 CIDR \(expected .*\) \(from .*config\.yaml\)\n$/],
+    ['vpn: {cidr: 10.144.0.0/33}\n', ['rigs'], { RIGD_DATA_DIR: data }, /^rigd: config: vpn\.cidr: "10\.144\.0\.0\/33" is not an IPv4 CIDR \(expected .*\) \(from .*config\.yaml\)\n$/],
     ['data_dir: /proc/self\n', ['serve', '--port', '0'], {}, /^rigd: config: data_dir: "\/proc\/self" is under \/proc .*\n$/],
     ['server: {trusted_proxies: [10.0.0.0/40]}\n', ['user', 'list'], { RIGD_DATA_DIR: data }, /^rigd: config: server\.trusted_proxies\[0\]: "10\.0\.0\.0\/40" is not an IP address or CIDR/],
     ['', ['migrate'], { RIGD_DATA_DIR: data, RIGD_SERVER_BASE_URL: 'gw.example' }, /^rigd: config: server\.base_url: "gw\.example" is not a URL .*\(from RIGD_SERVER_BASE_URL\)\n$/],
