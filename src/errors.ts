@@ -107,3 +107,18 @@ export class DatabaseReadOnly extends DomainError {
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/**
+ * `rigd serve` cannot take its address or open its database. The message says what and where in one
+ * line (e.g. "cannot listen on 0.0.0.0:3000: address already in use"); the process exits 1.
+ */
+export class CannotStart extends Error {
+  override name = 'CannotStart';
+  constructor(
+    message: string,
+    /** The errno or SQLite code behind it (EADDRINUSE, SQLITE_CANTOPEN...). */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ConfigError, DomainError } from '../errors.ts';
+import { CannotStart, ConfigError, DomainError } from '../errors.ts';
 import { terminalLines } from './terminal-text.ts';
 
 /** Exit codes of every command. */
@@ -8,6 +8,21 @@ export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 /** A user-fixable problem found by a command itself (bad flag combination, no TTY...). */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0];
+}
+
+/**
+ * SQLite errors about the file rather than the SQL (no permission, read-only, not a database, disk
+ * full, locked too long), wherever a command meets them: the operator can fix these, so one line.
+ */
+function sqliteFileError(err: unknown): string | null {
+  const inner = (err as { original?: unknown; parent?: unknown } | null)?.original ?? (err as { parent?: unknown } | null)?.parent ?? err;
+  const code = (inner as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^SQLITE_(CANTOPEN|NOTADB|READONLY|PERM|AUTH|IOERR|CORRUPT|FULL|BUSY|LOCKED)$/.test(code)) return null;
+  return firstLine(String((inner as Error).message ?? code));
 }
 
 /**
@@ -23,13 +38,23 @@ export function reportFailure(err: unknown, write: (line: string) => void = (l) 
     write(`rigd: ${err.message}\n`);
     return EXIT.usage;
   }
-  if (err instanceof ConfigError || err instanceof DomainError) {
-    write(`rigd: ${err.message}\n`);
+  if (err instanceof ConfigError) {
+    // The operator fixes the config; restarting unchanged cannot help (systemd: RestartPreventExitStatus=2).
+    write(`rigd: ${firstLine(err.message)}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof DomainError || err instanceof CannotStart) {
+    write(`rigd: ${firstLine(err.message)}\n`);
     return EXIT.failure;
   }
   const e = err as NodeJS.ErrnoException;
   if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) {
-    write(`rigd: ${e.message}\n`);
+    write(`rigd: ${firstLine(e.message)}\n`);
+    return EXIT.failure;
+  }
+  const sqlite = sqliteFileError(err);
+  if (sqlite) {
+    write(`rigd: database: ${sqlite}\n`);
     return EXIT.failure;
   }
   write(`rigd: unexpected error: ${e?.stack ?? String(err)}\n`);

@@ -4,9 +4,10 @@
  * config validation would give. (Under systemd, rigd serve has no writable home and validates.)
  *
  * The key covers every input of loadConfig: the config file's path and bytes, every RIGD_* variable,
- * the flags, the working directory (relative data_dir), and the schema module's own bytes (a new
- * rigd never trusts an old entry). A config that fails validation is never stored, so a bad config
- * fails every time. The entry holds secrets: it is written 0600 in a 0700 directory under the user's
+ * the flags, the working directory (relative data_dir), and the bytes of the modules that validate
+ * (a new rigd never trusts an old entry). A config that fails validation is never stored, so a bad
+ * config fails every time (data_dir's checks on the file system ran when the entry was stored; a
+ * data_dir broken since then fails when the database opens). The entry holds secrets: it is written 0600 in a 0700 directory under the user's
  * cache directory ($XDG_CACHE_HOME or ~/.cache), and any problem reading or writing it just means
  * validating again.
  */
@@ -32,11 +33,13 @@ interface Entry {
   config: Config;
 }
 
-/** The schema module next to this one, in the same form (.ts under tsx, .js when built). */
+/** The modules that decide what validation gives, next to this one, in the same form (.ts under tsx, .js when built). */
+const VALIDATION_MODULES = ['schema', 'rules', 'describe', 'data-dir', 'load'];
+
 function schemaBytes(): Buffer {
   const here = fileURLToPath(import.meta.url);
   try {
-    return readFileSync(path.join(path.dirname(here), `schema${path.extname(here)}`));
+    return Buffer.concat(VALIDATION_MODULES.map((name) => readFileSync(path.join(path.dirname(here), `${name}${path.extname(here)}`))));
   } catch {
     return Buffer.from(String(Math.random()));
   }

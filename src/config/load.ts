@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import type Joi from 'joi';
 import { createRequire } from 'node:module';
 import { ConfigError } from '../errors.ts';
+import { dataDirProblem, resolveDataDir } from './data-dir.ts';
+import { describeConfigError } from './describe.ts';
 import { findConfigFile, SYSTEM_CONFIG_FILE } from './locate.ts';
 import { configSchema, type Config } from './schema.ts';
 
@@ -111,14 +111,14 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function describeError(err: Joi.ValidationError, fromEnv: Map<string, string>, file: string | null): string {
-  const detail = err.details[0];
-  const key = detail.path.join('.');
-  const envVar = fromEnv.get(key);
-  const where = envVar ? ` (from ${envVar})` : file ? ` (in ${file})` : '';
-  const message =
-    detail.type === 'object.unknown' ? `unknown key "${key}"` : detail.message.replace(/^"([^"]+)"/, '"$1"');
-  return `config: ${message}${where}`;
+/** Whether keyPath holds a value (not a section, not undefined) in a nested record. */
+function has(record: Record<string, unknown> | undefined, keyPath: string[]): boolean {
+  let node: unknown = record;
+  for (const k of keyPath) {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return false;
+    node = (node as Record<string, unknown>)[k];
+  }
+  return node !== undefined && (node === null || typeof node !== 'object' || Array.isArray(node));
 }
 
 /**
@@ -144,9 +144,28 @@ export function loadConfig(opts: LoadOptions = {}): LoadedConfig {
   raw = mergeDeep(raw, envValues);
   if (opts.overrides) raw = mergeDeep(raw, opts.overrides);
 
+  // Where each key's value came from, for the error line: flags, then the environment, then the file.
+  const sourceOf = (keyPath: string[]): string => {
+    for (let n = keyPath.length; n > 0; n--) {
+      const at = keyPath.slice(0, n);
+      if (opts.overrides && has(opts.overrides, at)) return ' (from the command line)';
+      const envVar = fromEnv.get(at.join('.'));
+      if (envVar) return ` (from ${envVar})`;
+    }
+    return file ? ` (from ${file})` : '';
+  };
+
   const { value, error } = configSchema.validate(raw, { abortEarly: true, convert: true });
-  if (error) throw new ConfigError(describeError(error, fromEnv, file));
+  if (error) throw new ConfigError(describeConfigError(error, configSchema, sourceOf));
   const config = value as Config;
-  config.data_dir = path.resolve(config.data_dir);
+  // A relative data_dir written in the config file is relative to that file; any other, to the working directory.
+  const fromFile = file !== null && has(raw, ['data_dir']) && !fromEnv.has('data_dir') && !has(opts.overrides, ['data_dir']);
+  const given = config.data_dir;
+  config.data_dir = resolveDataDir(given, fromFile ? file : null);
+  const problem = dataDirProblem(config.data_dir);
+  if (problem) {
+    const resolved = config.data_dir === given ? '' : ` (${config.data_dir})`;
+    throw new ConfigError(`config: data_dir: ${JSON.stringify(given)}${resolved} ${problem}${sourceOf(['data_dir'])}`);
+  }
   return { config: deepFreeze(config), file };
 }

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { addressOrCidr, bucketName, endpoint, httpUrl, ipv4Cidr, KeyedProblem, pathText } from './rules.ts';
 
 /**
  * The whole configuration, as the program sees it after defaults are applied.
@@ -72,41 +73,39 @@ const positiveInt = Joi.number().integer().min(1);
 
 export const configSchema = Joi.object<Config>({
   server: Joi.object({
-    host: Joi.string().default('0.0.0.0'),
+    host: Joi.string().hostname().default('0.0.0.0'),
     port: port.default(3000),
-    base_url: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:3000'),
+    base_url: httpUrl('http://gateway.example:3000').default('http://localhost:3000'),
     trusted_proxies: Joi.array()
-      .items(Joi.string().pattern(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'IP address or CIDR'))
+      .items(addressOrCidr())
       .single()
       .default([]),
     secure_cookies: Joi.boolean().default(false),
     cookie_secret: Joi.string().allow('').min(32).default(''),
-    max_payload_bytes: positiveInt.default(1024 * 1024),
+    max_payload_bytes: positiveInt.max(64 * 1024 ** 2).default(1024 * 1024),
     min_free_mb: Joi.number().integer().min(0).default(64),
   }).default(),
   vpn: Joi.object({
     host: Joi.string().hostname().lowercase().default('vpn.rigs.internal'),
-    cidr: Joi.string().pattern(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'IPv4 CIDR').default('10.144.0.0/16'),
+    cidr: ipv4Cidr().default('10.144.0.0/16'),
     rig_domain: Joi.string().hostname().lowercase().default('rigs.internal'),
   }).default(),
-  data_dir: Joi.string().default('./data'),
+  data_dir: pathText().default('./data'),
   storage: Joi.object({
     driver: Joi.string().valid('embedded', 'minio').default('embedded'),
-    bucket: Joi.string()
-      .pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'S3 bucket name')
-      .default('captures'),
-    public_url: Joi.string().uri({ scheme: ['http', 'https'] }).allow('').default(''),
+    bucket: bucketName().default('captures'),
+    public_url: httpUrl('http://vpn.rigs.internal:3000').allow('').default(''),
     upload_url_ttl: Joi.number().integer().min(1).max(604800).default(900),
-    max_upload_size: Joi.number().integer().min(0).default(104857600),
+    max_upload_size: Joi.number().integer().min(0).max(5 * 1024 ** 3).default(104857600),
     minio: Joi.object({
-      endpoint: Joi.string().default('127.0.0.1'),
-      port: port.default(9000),
+      endpoint: endpoint().default('127.0.0.1'),
+      port: port.min(1).default(9000),
       use_ssl: Joi.boolean().default(false),
       access_key: Joi.string().allow('').default(''),
       secret_key: Joi.string().allow('').default(''),
       region: Joi.string().default('us-east-1'),
-      public_endpoint: Joi.string().allow('').default(''),
-      timeout_ms: positiveInt.default(5000),
+      public_endpoint: endpoint().allow('').default(''),
+      timeout_ms: positiveInt.max(600_000).default(5000),
     }).default(),
   }).default(),
   ingest: Joi.object({
@@ -114,29 +113,29 @@ export const configSchema = Joi.object<Config>({
     max_attempts: positiveInt.max(100).default(5),
     webhook_token: Joi.string().allow('').default(''),
     auto_enqueue: Joi.boolean().default(true),
-    job_timeout_ms: positiveInt.default(10 * 60 * 1000),
-    read_bytes_per_s: Joi.number().integer().min(0).default(0),
+    job_timeout_ms: positiveInt.max(24 * 3600 * 1000).default(10 * 60 * 1000),
+    read_bytes_per_s: Joi.number().integer().min(0).max(10 * 1024 ** 3).default(0),
   }).default(),
   rigs: Joi.object({
-    online_after_s: positiveInt.default(300),
-    offline_after_s: positiveInt.default(3600),
-    history_retention_days: positiveInt.default(90),
+    online_after_s: positiveInt.max(30 * 86400).default(300),
+    offline_after_s: positiveInt.max(365 * 86400).default(3600),
+    history_retention_days: positiveInt.max(36500).default(90),
   }).default(),
   auth: Joi.object({
-    token_ttl_days: positiveInt.default(30),
+    token_ttl_days: positiveInt.max(3650).default(30),
     bcrypt_cost: Joi.number().integer().min(4).max(31).default(12),
-    max_failures_per_login: positiveInt.default(10),
-    max_failures_per_client: positiveInt.default(30),
-    failure_window_s: positiveInt.default(900),
+    max_failures_per_login: positiveInt.max(1_000_000).default(10),
+    max_failures_per_client: positiveInt.max(1_000_000).default(30),
+    failure_window_s: positiveInt.max(30 * 86400).default(900),
   }).default(),
   log: Joi.object({
     level: Joi.string().valid('debug', 'info', 'warn', 'error', 'silent').default('info'),
   }).default(),
 })
   .default()
-  .custom((value: Config, helpers) => {
+  .custom((value: Config) => {
     if (value.rigs.offline_after_s <= value.rigs.online_after_s) {
-      return helpers.message({ custom: '"rigs.offline_after_s" must be greater than rigs.online_after_s' });
+      throw new KeyedProblem('rigs.offline_after_s', value.rigs.offline_after_s, `is not greater than rigs.online_after_s (expected more than ${value.rigs.online_after_s})`);
     }
     return value;
   });

@@ -1,8 +1,10 @@
+import path from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Reader } from './reader.ts';
 import { initModels, type Models } from './models/index.ts';
 import { migrate } from './migrate.ts';
-import { closeSequelize, createSequelize, type SequelizeOptions } from './sequelize.ts';
+import { databaseOpenError } from './open-error.ts';
+import { closeSequelize, createSequelize, DB_FILE, type SequelizeOptions } from './sequelize.ts';
 import { WritePath } from './write-path.ts';
 
 export interface Database {
@@ -21,10 +23,21 @@ export interface OpenOptions extends SequelizeOptions {
   migrate?: boolean;
 }
 
-/** Opens the database in dataDir, creating and migrating it when needed. */
+/**
+ * Opens the database in dataDir, creating and migrating it when needed. A file that cannot be
+ * opened (a directory, no permission, not a database) throws CannotStart naming it; nothing stays open.
+ */
 export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Database> {
-  const sequelize = createSequelize(dataDir, opts);
-  if (opts.migrate !== false) await migrate(sequelize, dataDir);
+  let sequelize: Sequelize | undefined;
+  try {
+    sequelize = createSequelize(dataDir, opts);
+    // The first connection (and its pragmas) opens the file: fail here, before any migration.
+    await sequelize.authenticate();
+    if (opts.migrate !== false) await migrate(sequelize, dataDir);
+  } catch (err) {
+    if (sequelize) await closeSequelize(sequelize).catch(() => undefined);
+    throw databaseOpenError(path.join(dataDir, DB_FILE), err) ?? err;
+  }
   const models = initModels(sequelize);
   const writes = new WritePath(sequelize, dataDir);
   let closed = false;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATION_NAMES } from './migrations/names.ts';
 import { DB_FILE } from './file.ts';
+import { databaseOpenError } from './open-error.ts';
 
 /**
  * Read-only queries in plain, portable SQL with `?` placeholders. The server reads through
@@ -27,7 +28,7 @@ export async function openLiteReader(dataDir: string): Promise<LiteReader | null
   if (!existsSync(file)) return null;
   const { default: sqlite3 } = await import('sqlite3');
   const db = await new Promise<import('sqlite3').Database>((resolve, reject) => {
-    const conn = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(conn)));
+    const conn = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(databaseOpenError(file, err) ?? err) : resolve(conn)));
   });
   db.configure('busyTimeout', 10_000);
   const reader: LiteReader = {

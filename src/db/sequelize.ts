@@ -102,5 +102,7 @@ export async function closeSequelize(sequelize: Sequelize): Promise<void> {
   const cm = sequelize.connectionManager as unknown as SqliteConnectionManager;
   const conns = Object.values(cm.connections);
   cm.connections = {};
-  await Promise.all(conns.map((c) => new Promise<void>((resolve) => c.close(() => resolve()))));
+  // A connection whose open failed (SQLITE_CANTOPEN) never calls back from close(): skip it.
+  const open = conns.filter((c) => (c as SqliteConnection & { open?: boolean }).open !== false);
+  await Promise.all(open.map((c) => new Promise<void>((resolve) => c.close(() => resolve()))));
 }

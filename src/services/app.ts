@@ -51,7 +51,13 @@ export interface OpenAppOptions {
 export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {}): Promise<App> {
   const log = opts.log ?? silentLogger;
   const db = await openDatabase(config.data_dir);
-  const storage = createStorage(config);
+  let storage: Storage;
+  try {
+    storage = createStorage(config);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   const passwords = new Passwords(config.auth.bcrypt_cost);
   const users = new UserService(db, passwords);
   const throttle = new LoginThrottle({

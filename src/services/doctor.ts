@@ -17,6 +17,8 @@ export type { CheckStatus, Finding } from './doctor-finding.ts';
 export interface DoctorReport {
   ok: boolean;
   config_file: string | null;
+  /** The absolute data_dir in use (null when the config is invalid). */
+  data_dir: string | null;
   checks: Finding[];
 }
 
@@ -31,9 +33,9 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
   } catch (err) {
     const where = load.file ?? load.env?.RIGD_CONFIG ?? 'the config file';
     const checks = [fail('config', errorText(err), `correct the key named above in ${where} (every key is in config.example.yaml), then run rigd doctor again`)];
-    return { ok: false, config_file: load.file ?? null, checks };
+    return { ok: false, config_file: load.file ?? null, data_dir: null, checks };
   }
-  const checks: Finding[] = [ok('config', file ? `${file} is valid` : 'no config file: built-in defaults (embedded storage, data in ./data)')];
+  const checks: Finding[] = [ok('config', `${file ? `${file} is valid` : 'no config file: built-in defaults (embedded storage)'}; data_dir ${config.data_dir}`)];
   // Opening the database and pinging the embedded store may create files; run as root, they go to
   // data_dir's owner (only those: doctor changes nothing that was there before).
   const owner = dataDirOwner(config.data_dir);
@@ -47,5 +49,5 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     handOver(config.data_dir, owner, { createdSince: started });
   }
   checks.push(checkVpnInterface(config.vpn.cidr));
-  return { ok: !checks.some((c) => c.status === 'fail'), config_file: file, checks };
+  return { ok: !checks.some((c) => c.status === 'fail'), config_file: file, data_dir: config.data_dir, checks };
 }

@@ -95,7 +95,7 @@ test('doctor: a bad config', async (t) => {
   writeFileSync(file, 'storage:\n  driver: s3\n');
   const res = await rigd(['--config', file, 'doctor'], { env: VPN });
   t.equal(res.code, 1, 'exit 1');
-  t.match(line(res.stdout, 'config'), /^fail\s+config\s+config: "storage\.driver" must be one of \[embedded, minio\]/, 'config line names the key');
+  t.match(line(res.stdout, 'config'), /^fail\s+config\s+config: storage\.driver: "s3" is not allowed \(expected one of: embedded, minio\)/, 'config line names the key');
   t.match(res.stdout, new RegExp(`fix: correct the key named above in ${file.replace(/[.]/g, '\\.')}`), 'with its fix');
   t.equal(res.stdout.trim().split('\n').length, 2, 'nothing else is checked without a valid config');
 });

@@ -61,8 +61,8 @@ test('usage errors exit 2 with one clear line', async (t) => {
     t.equal(res.stdout, '', `${args.join(' ')}: nothing on stdout`);
   }
   const badConfig = await rigd(['user', 'list'], { env: { ...env, RIGD_SERVER_PORT: 'x' } });
-  t.equal(badConfig.code, 1, 'bad config: exit 1');
-  t.equal(badConfig.stderr, 'rigd: config: "server.port" must be a number (from RIGD_SERVER_PORT)\n', 'names the key and the source');
+  t.equal(badConfig.code, 2, 'bad config: exit 2');
+  t.equal(badConfig.stderr, 'rigd: config: server.port: "x" is not a number (expected an integer from 0 to 65535) (from RIGD_SERVER_PORT)\n', 'names the key, the value, what is allowed and the source');
   const version = await rigd(['--version'], { env });
   t.equal(version.code, 0);
   t.match(version.stdout, /^\d+\.\d+\.\d+\n$/, '--version');

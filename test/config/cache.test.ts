@@ -51,7 +51,7 @@ test('the CLI remembers good configs and fails on a bad one every time', async (
   writeFileSync(file, 'rigs:\n  online_after_s: nope\n');
   for (let i = 0; i < 2; i++) {
     const bad = await rigd(['--config', file, 'user', 'list'], { env });
-    t.equal(bad.code, 1, `bad config, run ${i + 1}: exit 1`);
-    t.match(bad.stderr, /"rigs.online_after_s" must be a number/, 'names the key');
+    t.equal(bad.code, 2, `bad config, run ${i + 1}: exit 2`);
+    t.match(bad.stderr, /^rigd: config: rigs\.online_after_s: "nope" is not a number/, 'names the key');
   }
 });

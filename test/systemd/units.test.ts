@@ -57,3 +57,37 @@ test('rigd.service: the hardening the operator contract promises', (t) => {
   t.match(env, /^MINIO_NOTIFY_WEBHOOK_AUTH_TOKEN_RIGD=/m, 'with the shared token');
   t.end();
 });
+
+/** The lines of one [Section] of a unit file. */
+function section(unit: string, name: string): string[] {
+  const lines = unit.split('\n');
+  const start = lines.indexOf(`[${name}]`);
+  if (start < 0) return [];
+  const end = lines.findIndex((l, i) => i > start && /^\[.*\]$/.test(l));
+  return lines.slice(start + 1, end < 0 ? undefined : end);
+}
+
+test('rigd.service: a failed start is restarted, with a rate limit; a bad config (exit 2) is not', (t) => {
+  const unit = readFileSync(path.join(ROOT, 'systemd', 'rigd.service'), 'utf8');
+  const service = section(unit, 'Service');
+  const unitSection = section(unit, 'Unit');
+  t.ok(service.includes('Restart=on-failure'), 'Restart=on-failure in [Service]');
+  const restartSec = service.map((l) => /^RestartSec=(\d+)$/.exec(l)).find(Boolean);
+  t.ok(restartSec && Number(restartSec[1]) >= 1, 'RestartSec of a second or more in [Service]');
+  const interval = unitSection.map((l) => /^StartLimitIntervalSec=(\d+)$/.exec(l)).find(Boolean);
+  const burst = unitSection.map((l) => /^StartLimitBurst=(\d+)$/.exec(l)).find(Boolean);
+  t.ok(interval && burst, 'StartLimitIntervalSec and StartLimitBurst in [Unit] (systemd ignores them in [Service])');
+  if (interval && burst && restartSec) {
+    t.ok(Number(burst[1]) * Number(restartSec[1]) < Number(interval[1]), 'the limit can trip: burst x RestartSec fits in the interval');
+  }
+  t.ok(service.includes('RestartPreventExitStatus=2'), 'exit 2 (config) is not restarted');
+  t.end();
+});
+
+test('rigd.service: systemd-analyze security --offline rates it 1.3 or better', (t) => {
+  const res = spawnSync('systemd-analyze', ['security', '--offline=true', path.join(ROOT, 'systemd', 'rigd.service')], { encoding: 'utf8' });
+  const m = /Overall exposure level for rigd\.service: (\d+\.\d+)/.exec(res.stdout);
+  t.ok(m, `rating printed: ${m?.[0] ?? res.stderr.trim()}`);
+  if (m) t.ok(Number(m[1]) <= 1.3, `exposure ${m[1]} <= 1.3`);
+  t.end();
+});

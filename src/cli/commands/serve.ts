@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../log.ts';
-import { openApp } from '../../services/app.ts';
+import { openApp, type App } from '../../services/app.ts';
 import { markServing } from '../../services/server-presence.ts';
+import { hostPort, listen } from '../../server/listen.ts';
 import { createServer } from '../../server/server.ts';
 import { configFor } from '../context.ts';
 import { UsageError } from '../fail.ts';
@@ -13,9 +14,19 @@ interface ServeOptions {
 
 /** How long SIGTERM waits for in-flight requests before closing them. */
 const STOP_TIMEOUT_MS = 10_000;
+/** How long a start-up that failed waits for what it opened to close before giving up on it. */
+const FAILED_START_CLOSE_MS = 5_000;
 
 function displayUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return `http://${hostPort(host, port)}`;
+}
+
+/** Closes the app, but never waits longer than ms (the caller exits next either way). */
+async function closeWithin(app: App, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([app.close().catch(() => undefined), late]);
+  clearTimeout(timer);
 }
 
 /**
@@ -42,10 +53,24 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   const config = await configFor(cmd, overrides);
   await refuseRootOnServiceData(config.data_dir);
   const log = createLogger(config.log.level);
+  // A database that cannot be opened throws CannotStart here, with nothing left open.
   const app = await openApp(config, { log });
-  const server = await createServer(app, { log });
-  await app.start();
-  await server.start();
+  let server: Awaited<ReturnType<typeof createServer>>;
+  try {
+    server = await createServer(app, { log });
+    // Listen before the background work starts: a taken port claims no ingest job.
+    await listen(server, config.server.host, config.server.port);
+  } catch (err) {
+    await closeWithin(app, FAILED_START_CLOSE_MS);
+    throw err;
+  }
+  try {
+    await app.start();
+  } catch (err) {
+    await server.stop({ timeout: 0 }).catch(() => undefined);
+    await closeWithin(app, FAILED_START_CLOSE_MS);
+    throw err;
+  }
   // rigd restore refuses while this marker names a live process.
   const unmark = markServing(config.data_dir);
   process.on('exit', unmark);
