@@ -93,3 +93,14 @@ export class Unavailable extends DomainError {
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/** The environment file (/etc/rigd/rigd.env) exists but cannot be read, or a named one is missing. */
+export class EnvFileError extends ConfigError {
+  override name = 'EnvFileError';
+  constructor(
+    message: string,
+    readonly file: string,
+  ) {
+    super(message);
+  }
+}

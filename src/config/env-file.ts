@@ -6,7 +6,7 @@
  * variable already in the real environment wins over the file.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../errors.ts';
+import { EnvFileError } from '../errors.ts';
 
 /** The one path of the environment file: the unit's EnvironmentFile= and the package use it too. */
 export const ENV_FILE = '/etc/rigd/rigd.env';
@@ -112,18 +112,18 @@ export function parseEnvFile(text: string): Map<string, string> {
   return out;
 }
 
-function unreadable(file: string, err: NodeJS.ErrnoException): ConfigError {
+function unreadable(file: string, err: NodeJS.ErrnoException): EnvFileError {
   const code = err.code ?? String(err);
   if ((code === 'EACCES' || code === 'EPERM') && process.getuid?.() !== 0) {
-    return new ConfigError(`cannot read ${file} (permission denied), which holds the service's settings and secrets: run with sudo`);
+    return new EnvFileError(`cannot read ${file} (permission denied), which holds the service's settings and secrets: run with sudo`, file);
   }
-  if (code === 'ENOENT') return new ConfigError(`RIGD_ENV_FILE names ${file}, which does not exist`);
-  return new ConfigError(`cannot read ${file}: ${code}`);
+  if (code === 'ENOENT') return new EnvFileError(`RIGD_ENV_FILE names ${file}, which does not exist`, file);
+  return new EnvFileError(`cannot read ${file}: ${code}`, file);
 }
 
 /**
  * The environment with the env file's RIGD_* variables added where the environment lacks them.
- * No file at the default path is fine; a file that exists but cannot be read throws ConfigError
+ * No file at the default path is fine; a file that exists but cannot be read throws EnvFileError
  * with one line saying what to do (commands would otherwise run without the service's secrets).
  */
 export function withEnvFile(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -56,18 +56,10 @@ test('doctor --json reports from the env file; a missing named file is one line'
   t.end();
 });
 
-test('an env file a non-root user cannot read: a one-line hint to use sudo, no stack trace', async (t) => {
-  const dir = tmpDir();
-  chmodSync(dir, 0o755);
-  const envFile = path.join(dir, 'rigd.env');
-  writeFileSync(envFile, 'RIGD_STORAGE_MINIO_SECRET_KEY=secret\n', { mode: 0o600 });
-  const res = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [RIGD, 'user', 'list'], {
-      env: rigdEnv({ RIGD_ENV_FILE: envFile, RIGD_DATA_DIR: path.join(dir, 'data'), HOME: dir }),
-      uid: NOBODY,
-      gid: NOBODY,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+/** Runs bin/rigd as nobody. */
+function rigdAsNobody(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RIGD, ...args], { env: rigdEnv(env), uid: NOBODY, gid: NOBODY, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -75,8 +67,23 @@ test('an env file a non-root user cannot read: a one-line hint to use sudo, no s
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+test('an env file a non-root user cannot read: a one-line hint to use sudo, no stack trace', async (t) => {
+  const dir = tmpDir();
+  chmodSync(dir, 0o755);
+  const envFile = path.join(dir, 'rigd.env');
+  writeFileSync(envFile, 'RIGD_STORAGE_MINIO_SECRET_KEY=secret\n', { mode: 0o600 });
+  const env = { RIGD_ENV_FILE: envFile, RIGD_DATA_DIR: path.join(dir, 'data'), HOME: dir };
+  const res = await rigdAsNobody(['user', 'list'], env);
   t.equal(res.code, 1, 'exit 1');
   t.equal(res.stderr, `rigd: cannot read ${envFile} (permission denied), which holds the service's settings and secrets: run with sudo\n`, 'one line with the hint');
   t.equal(res.stdout, '', 'nothing on stdout');
+
+  const doctor = await rigdAsNobody(['doctor', '--json'], env);
+  t.equal(doctor.code, 1, 'doctor exits 1');
+  const report = JSON.parse(doctor.stdout) as { checks: { check: string; status: string; message: string; fix: string }[] };
+  t.deepEqual(report.checks.map((c) => [c.check, c.status]), [['config', 'fail']], 'doctor: the config check fails');
+  t.match(report.checks[0].fix, /run rigd doctor with sudo/, 'with the fix for this case');
   t.end();
 });
