@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
+import { ENV_FILE } from '../../src/config/env-file.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
@@ -129,5 +130,12 @@ test('prerm stops on remove only; postrm keeps data on remove, purge removes con
   symlinkSync(elsewhere, path.join(linked.root, 'var/lib/rigd'));
   run(linked, 'postrm', 'purge');
   t.ok(existsSync(path.join(elsewhere, 'rigd.sqlite')), 'purge: a data_dir symlinked to other storage is left alone');
+  t.end();
+});
+
+test('the scripts name the env file the unit and the commands read', (t) => {
+  for (const script of ['postinst', 'postrm']) {
+    t.ok(readFileSync(path.join(SCRIPTS, script), 'utf8').includes(`"$ROOT${ENV_FILE}"`), `${script} uses ${ENV_FILE}`);
+  }
   t.end();
 });
