@@ -26,9 +26,10 @@ const KEEP = {
   bcrypt: ['package.json', 'LICENSE', 'README.md', 'bcrypt.js', 'promises.js', 'prebuilds/linux-x64/bcrypt.glibc.node'],
 };
 
+/** A reason the package cannot be built: one line on stderr, exit 1 (the staging dir is removed). */
+class PackageError extends Error {}
 function fail(message) {
-  process.stderr.write(`package: ${message}\n`);
-  process.exit(1);
+  throw new PackageError(message);
 }
 
 function args(argv) {
@@ -179,6 +180,8 @@ function sourceDate() {
 function main() {
   const { out } = args(process.argv.slice(2));
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  // A pre-release (1.2.0-rc.1) sorts before its release in Debian as 1.2.0~rc.1.
+  const version = pkg.version.replace('-', '~');
   if (process.arch !== 'x64' || process.platform !== 'linux') fail(`the native addons here are built for ${process.platform}-${process.arch}, the package is amd64`);
   for (const need of ['dist/cli/main.js', 'bin/rigd', 'templates', 'public']) {
     if (!existsSync(path.join(root, need))) fail(`${need} is missing: run npm run build first (npm run package does)`);
@@ -223,7 +226,7 @@ function main() {
     mkdirSync(doc, { recursive: true });
     writeFileSync(path.join(doc, 'copyright'), `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: rigd\nComment: The files under /usr/lib/rigd/node_modules carry their own licences (LICENSE files there).\n\nFiles: *\nCopyright: ${new Date(epoch * 1000).getUTCFullYear()} the rigd authors\nLicense: ${pkg.license}\n All rights reserved.\n`);
     const date = new Date(epoch * 1000).toUTCString().replace(/GMT$/, '+0000');
-    const changelog = `rigd (${pkg.version}) unstable; urgency=medium\n\n  * rigd ${pkg.version}.\n\n -- ${maintainer}  ${date}\n`;
+    const changelog = `rigd (${version}) unstable; urgency=medium\n\n  * rigd ${pkg.version}.\n\n -- ${maintainer}  ${date}\n`;
     writeFileSync(path.join(doc, 'changelog.gz'), gzipSync(changelog, { level: 9 }));
 
     strip(path.join(lib, 'node_modules/sqlite3/build/Release/node_sqlite3.node'));
@@ -238,7 +241,7 @@ function main() {
     writeFileSync(path.join(debian, 'conffiles'), `/${CONFFILE}\n`, { mode: 0o644 });
     const control = [
       'Package: rigd',
-      `Version: ${pkg.version}`,
+      `Version: ${version}`,
       'Architecture: amd64',
       `Maintainer: ${maintainer}`,
       `Installed-Size: ${duKiB(stage)}`,
@@ -261,7 +264,7 @@ function main() {
     }
 
     mkdirSync(out, { recursive: true });
-    const deb = path.join(out, `rigd_${pkg.version}_amd64.deb`);
+    const deb = path.join(out, `rigd_${version}_amd64.deb`);
     execFileSync('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z9', '--build', stage, deb], {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, SOURCE_DATE_EPOCH: String(epoch) },
@@ -272,4 +275,10 @@ function main() {
   }
 }
 
-main();
+try {
+  main();
+} catch (err) {
+  if (!(err instanceof PackageError)) throw err;
+  process.stderr.write(`package: ${err.message}\n`);
+  process.exitCode = 1;
+}

@@ -12,7 +12,7 @@ import { tmpDir } from '../helpers/tmp.ts';
 
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const out = tmpDir('rigd-deb-');
-const DEB = path.join(out, `rigd_${VERSION}_amd64.deb`);
+const DEB = path.join(out, `rigd_${VERSION.replace('-', '~')}_amd64.deb`);
 
 function sh(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeout?: number } = {}) {
   return spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, timeout: opts.timeout ?? 120_000, env: opts.env, input: opts.input });
@@ -46,7 +46,7 @@ test('scripts/package.mjs builds rigd_VERSION_amd64.deb', (t) => {
 test('control fields', (t) => {
   const field = (name: string) => sh('dpkg-deb', ['-f', DEB, name]).stdout.trim();
   t.equal(field('Package'), 'rigd');
-  t.equal(field('Version'), VERSION, 'version of package.json');
+  t.equal(field('Version'), VERSION.replace('-', '~'), 'version of package.json');
   t.equal(field('Architecture'), 'amd64');
   t.ok(field('Depends').split(/,\s*/).includes('nodejs (>= 20.18)'), `Depends: ${field('Depends')}`);
   t.ok(field('Depends').split(/,\s*/).includes('adduser'), 'adduser (postinst makes the system user)');
