@@ -122,3 +122,14 @@ export class CannotStart extends Error {
     super(message);
   }
 }
+
+/** The environment file (/etc/rigd/rigd.env) exists but cannot be read, or a named one is missing. */
+export class EnvFileError extends ConfigError {
+  override name = 'EnvFileError';
+  constructor(
+    message: string,
+    readonly file: string,
+  ) {
+    super(message);
+  }
+}

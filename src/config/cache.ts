@@ -3,11 +3,12 @@
  * skip loading joi (about 40 ms of a listing command's 140 ms on a gateway CPU). A hit is exactly the
  * config validation would give. (Under systemd, rigd serve has no writable home and validates.)
  *
- * The key covers every input of loadConfig: the config file's path and bytes, every RIGD_* variable,
- * the flags, the working directory (relative data_dir), and the bytes of the modules that validate
- * (a new rigd never trusts an old entry). A config that fails validation is never stored, so a bad
- * config fails every time (data_dir's checks on the file system ran when the entry was stored; a
- * data_dir broken since then fails when the database opens). The entry holds secrets: it is written 0600 in a 0700 directory under the user's
+ * The key covers every input of loadConfig: the config file's path and bytes, every RIGD_* variable
+ * (those of the environment file included), the flags, the working directory (relative data_dir),
+ * and the bytes of the modules that validate (a new rigd never trusts an old entry). A config that
+ * fails validation is never stored, so a bad config fails every time (data_dir's checks on the file
+ * system ran when the entry was stored; a data_dir broken since then fails when the database opens).
+ * The entry holds secrets: it is written 0600 in a 0700 directory under the user's
  * cache directory ($XDG_CACHE_HOME or ~/.cache), and any problem reading or writing it just means
  * validating again.
  */
@@ -17,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './schema.ts';
+import { withEnvFile } from './env-file.ts';
 import { findConfigFile } from './locate.ts';
 
 export interface CacheRequest {
@@ -34,7 +36,7 @@ interface Entry {
 }
 
 /** The modules that decide what validation gives, next to this one, in the same form (.ts under tsx, .js when built). */
-const VALIDATION_MODULES = ['schema', 'rules', 'describe', 'data-dir', 'load'];
+const VALIDATION_MODULES = ['schema', 'rules', 'describe', 'data-dir', 'env-file', 'load'];
 
 function schemaBytes(): Buffer {
   const here = fileURLToPath(import.meta.url);
@@ -57,7 +59,12 @@ function sha256(text: string | Buffer): string {
 
 /** The entry's file and the key its inputs must match; null when the config file cannot be read. */
 function locate(req: CacheRequest): { file: string; key: string } | null {
-  const env = req.env ?? process.env;
+  let env: NodeJS.ProcessEnv;
+  try {
+    env = withEnvFile(req.env ?? process.env); // the env file's RIGD_* variables are inputs too
+  } catch {
+    return null; // loadConfig reports it
+  }
   const configFile = findConfigFile(req.file, env);
   let text = '';
   if (configFile) {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { ConfigError } from '../errors.ts';
 import { dataDirProblem, resolveDataDir } from './data-dir.ts';
 import { describeConfigError } from './describe.ts';
+import { withEnvFile } from './env-file.ts';
 import { findConfigFile, SYSTEM_CONFIG_FILE } from './locate.ts';
 import { configSchema, type Config } from './schema.ts';
 
@@ -127,7 +128,7 @@ function has(record: Record<string, unknown> | undefined, keyPath: string[]): bo
  * Throws ConfigError with one line naming the key and what is expected.
  */
 export function loadConfig(opts: LoadOptions = {}): LoadedConfig {
-  const env = opts.env ?? process.env;
+  const env = withEnvFile(opts.env ?? process.env);
   const file = findConfigFile(opts.file, env);
   let raw: Record<string, unknown> = file ? readFile(file) : {};
 

@@ -4,6 +4,7 @@
  * objects/ directory, as any command would).
  */
 import { loadConfig, type LoadOptions } from '../config/load.ts';
+import { EnvFileError } from '../errors.ts';
 import type { Config } from '../config/schema.ts';
 import { checkDataDir, checkVpnInterface } from './doctor-host.ts';
 import { checkDatabase } from './doctor-database.ts';
@@ -32,7 +33,11 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     file = loaded.file;
   } catch (err) {
     const where = load.file ?? load.env?.RIGD_CONFIG ?? 'the config file';
-    const checks = [fail('config', errorText(err), `correct the key named above in ${where} (every key is in config.example.yaml), then run rigd doctor again`)];
+    const fix =
+      err instanceof EnvFileError
+        ? `run rigd doctor with sudo, or set RIGD_ENV_FILE to the file the service reads (empty: none)`
+        : `correct the key named above in ${where} (every key is in config.example.yaml), then run rigd doctor again`;
+    const checks = [fail('config', errorText(err), fix)];
     return { ok: false, config_file: load.file ?? null, data_dir: null, checks };
   }
   const checks: Finding[] = [ok('config', `${file ? `${file} is valid` : 'no config file: built-in defaults (embedded storage)'}; data_dir ${config.data_dir}`)];
