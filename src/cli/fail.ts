@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { CannotStart, ConfigError, DomainError } from '../errors.ts';
+import { CannotStart, ConfigError, DomainError, EnvFileError } from '../errors.ts';
 import { terminalLines } from './terminal-text.ts';
 
 /** Exit codes of every command. */
@@ -37,6 +37,11 @@ export function reportFailure(err: unknown, write: (line: string) => void = (l) 
   if (err instanceof UsageError) {
     write(`rigd: ${err.message}\n`);
     return EXIT.usage;
+  }
+  if (err instanceof EnvFileError) {
+    // Not the config's content: the file the service reads is out of this user's reach (sudo).
+    write(`rigd: ${firstLine(err.message)}\n`);
+    return EXIT.failure;
   }
   if (err instanceof ConfigError) {
     // The operator fixes the config; restarting unchanged cannot help (systemd: RestartPreventExitStatus=2).
