@@ -94,11 +94,11 @@ function escapeHtml(text: string): string {
 
 /** What the 403 page says beyond the seed's heading: who asked, which check failed, what is allowed. */
 function refusalText(r: Refusal): string {
-  const from = r.client === null ? 'an address that could not be read' : escapeHtml(r.client);
+  const from = r.client === null ? 'an address that could not be read' : `<code>${escapeHtml(r.client)}</code>`;
   const network = `<code>${escapeHtml(r.network)}</code>${r.loopback ? ' or loopback' : ''}`;
   const why = r.failed === 'host' ? 'The Host header is not one this page is served on.' : `The client address is outside ${network}.`;
   return (
-    `<p class="client">This request came from <code>${from}</code>.</p>` +
+    `<p class="client">This request came from ${from}.</p>` +
     `<p class="reason">${why}</p>` +
     `<p class="allowed">Allowed: clients in ${network}, with Host ${escapeHtml(r.hosts)}.</p>`
   );
