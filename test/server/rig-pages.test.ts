@@ -55,6 +55,8 @@ test('setup: five rigs report from the VPN (one hostile); two are made stale and
   });
 });
 
+/** The part of a DOM element these checks use (the tests compile without the DOM library). */
+type Attrs = { getAttribute(name: string): string | null };
 const scrollWidth = (page: Page) => page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
 const pwned = (page: Page) => page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned ?? null);
 
@@ -76,12 +78,12 @@ test('the list at 1280 px: counts, a link per row to its page, relative times wi
       const rows = page.locator('table.rigs tbody tr');
       const ids = await rows.locator('td:nth-child(1) b').allTextContents();
       t.deepEqual(ids, ['evil', 'long-one', 'rig1', 'rig2', 'rig10'], 'natural order');
-      const hrefs = await rows.locator('td:nth-child(1) b a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+      const hrefs = await rows.locator('td:nth-child(1) b a').evaluateAll((as) => as.map((a) => (a as unknown as Attrs).getAttribute('href')));
       t.deepEqual(hrefs, ids.map((id) => `/rigs/${id}`), 'every row links to /rigs/{id}');
       for (let i = 0; i < ids.length; i++) t.equal(await rows.nth(i).locator('td').count(), 6, `row ${ids[i]}: still the six cells of the interface`);
 
       const times = rows.locator('td:nth-child(5) time');
-      const titles = await times.evaluateAll((els) => els.map((e) => e.getAttribute('title')));
+      const titles = await times.evaluateAll((els) => els.map((e) => (e as unknown as Attrs).getAttribute('title')));
       t.ok(titles.every((v) => v !== null && ISO_OFFSET.test(v)), `every time has an ISO 8601 title with offset (${titles[0]})`);
       t.equal(await rows.nth(3).locator('td:nth-child(5) time').textContent(), '20 minutes ago', 'relative text stays');
       const rig2At = new Date((await rows.nth(3).locator('td:nth-child(5) time').getAttribute('title'))!).getTime();
