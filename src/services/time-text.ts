@@ -27,12 +27,10 @@ export function isoWithOffset(d: Date, opts: { ms?: boolean } = {}): string {
   return `${p.date}T${p.time}${opts.ms ? `.${p.ms}` : ''}${utcOffset(d)}`;
 }
 
-let zoneFormat: Intl.DateTimeFormat | undefined;
-
 /** The short name of the local zone at `d` ("UTC", "CET"), or null when the platform only knows "GMT+1". */
 function zoneName(d: Date): string | null {
-  zoneFormat ??= new Intl.DateTimeFormat('en-GB', { timeZoneName: 'short' });
-  const name = zoneFormat.formatToParts(d).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  // Not cached: a format keeps the zone it was made in.
+  const name = new Intl.DateTimeFormat('en-GB', { timeZoneName: 'short' }).formatToParts(d).find((p) => p.type === 'timeZoneName')?.value ?? '';
   return /^[A-Z]{2,5}$/.test(name) ? name : null;
 }
 
