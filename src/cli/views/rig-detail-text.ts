@@ -11,6 +11,9 @@ export function positionText(lat: number | null, lon: number | null): string {
   return lat === null || lon === null ? '-' : `${lat.toFixed(5)},${lon.toFixed(5)}`;
 }
 
+/** A stored ISO time for a table: to the second (JSON and CSV keep the milliseconds). */
+const seconds = (iso: string) => iso.replace(/\.\d+(?=[+-]\d{2}:\d{2}$)/, '');
+
 function indent(text: string): string {
   return text.replace(/^(?=.)/gm, '  ');
 }
@@ -33,7 +36,7 @@ export function rigDetailText(d: RigDetail): string {
 
   out += `\nrecent positions (from the report history, newest first)\n`;
   out += d.positions.length
-    ? indent(renderTable(['POSITION', 'FROM', 'UNTIL', 'REPORTS'], d.positions.map((p) => [positionText(p.latitude, p.longitude), p.first_at, p.last_at, String(p.reports)])))
+    ? indent(renderTable(['POSITION', 'FROM', 'UNTIL', 'REPORTS'], d.positions.map((p) => [positionText(p.latitude, p.longitude), seconds(p.first_at), seconds(p.last_at), String(p.reports)])))
     : '  no report with a position fix\n';
 
   out += `\nuploads (${d.uploads.recent.length} of ${d.uploads.total}, newest first)\n`;
@@ -41,7 +44,7 @@ export function rigDetailText(d: RigDetail): string {
     ? indent(
         renderTable(
           ['ID', 'STATE', 'KEY', 'SIZE', 'RECEIVED', 'PROJECT', 'RESERVED'],
-          d.uploads.recent.map((u) => [String(u.id), u.state, plain(u.key), String(u.size), String(u.bytes_seen), u.project ?? '', u.created_at]),
+          d.uploads.recent.map((u) => [String(u.id), u.state, plain(u.key), String(u.size), String(u.bytes_seen), u.project ?? '', seconds(u.created_at)]),
         ),
       )
     : '  none\n';
@@ -51,7 +54,7 @@ export function rigDetailText(d: RigDetail): string {
     ? indent(
         renderTable(
           ['ID', 'STATE', 'KEY', 'SIZE', 'PROJECT', 'UPDATED', 'ERROR'],
-          d.captures.recent.map((c) => [String(c.id), c.state, plain(c.key), c.size === null ? '' : String(c.size), c.project ?? '', c.updated_at, plain(c.error_code ?? '')]),
+          d.captures.recent.map((c) => [String(c.id), c.state, plain(c.key), c.size === null ? '' : String(c.size), c.project ?? '', seconds(c.updated_at), plain(c.error_code ?? '')]),
         ),
       )
     : '  none\n';
@@ -61,5 +64,5 @@ export function rigDetailText(d: RigDetail): string {
 export const HISTORY_HEADER = ['TIME', 'POSITION', 'SERIAL', 'LOCAL IP', 'BRANCH (VERSION)', 'VPN ADDRESS'];
 
 export function historyRow(e: HistoryEntry): string[] {
-  return [e.received_at, positionText(e.latitude, e.longitude), e.rig_serial, e.local_ip ?? '-', `${e.git_branch} (${e.software_version})`, e.peer_address];
+  return [seconds(e.received_at), positionText(e.latitude, e.longitude), e.rig_serial, e.local_ip ?? '-', `${e.git_branch} (${e.software_version})`, e.peer_address];
 }
