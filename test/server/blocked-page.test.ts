@@ -30,7 +30,7 @@ test('blocked host: a VPN client with a foreign Host on /rigs', async (t) => {
   t.deepEqual([res.status, res.headers['content-type']], [403, 'text/html; charset=UTF-8'], '403 HTML');
   t.ok(res.body.includes('<h1>Blocked host: evil.example</h1>'), "the seed's heading");
   t.ok(res.body.includes('This request came from <code>10.144.171.2</code>.'), 'names the client address (not IPv4-mapped)');
-  t.ok(res.body.includes('The Host header is not one this page is served on.'), 'says the Host failed');
+  t.ok(res.body.includes('The Host header is not allowed here.'), 'says the Host failed');
   t.ok(res.body.includes(VIEWER_ALLOWED), 'names the allowed network and Host names');
 });
 

@@ -96,7 +96,7 @@ function escapeHtml(text: string): string {
 function refusalText(r: Refusal): string {
   const from = r.client === null ? 'an address that could not be read' : `<code>${escapeHtml(r.client)}</code>`;
   const network = `<code>${escapeHtml(r.network)}</code>${r.loopback ? ' or loopback' : ''}`;
-  const why = r.failed === 'host' ? 'The Host header is not one this page is served on.' : `The client address is outside ${network}.`;
+  const why = r.failed === 'host' ? 'The Host header is not allowed here.' : `The client address is outside ${network}.`;
   return (
     `<p class="client">This request came from ${from}.</p>` +
     `<p class="reason">${why}</p>` +
