@@ -60,7 +60,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .action(lazy(() => import('./commands/user.ts'), (m) => m.userRemove));
 
-  sub('rigs')
+  const rigs = sub('rigs')
     .description('list rigs and their status (online, stale, offline)')
     .option('--json', 'JSON only')
     .option('--status <status>', 'only rigs with this status: online, stale or offline')
@@ -69,6 +69,20 @@ export function buildProgram(): Command {
     .option('-w, --watch', 'a live table on the terminal (q quits); prints once without a terminal')
     .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/rigs.ts'), (m) => m.rigsCommand));
+  rigs
+    .command('show <id>')
+    .description("one rig: status, serial, branch, addresses, last report, recent positions, uploads and captures")
+    .option('--json', 'JSON only')
+    .exitOverride()
+    .action(lazy(() => import('./commands/rig-show.ts'), (m) => m.rigsShowCommand));
+  rigs
+    .command('history <id>')
+    .description("a rig's reports, newest first: time, position, software")
+    .option('--since <duration>', 'how far back: 30m, 24h, 7d, 2w (default 24h)')
+    .option('--csv', 'CSV with a header line')
+    .option('--json', 'JSON only')
+    .exitOverride()
+    .action(lazy(() => import('./commands/rig-history.ts'), (m) => m.rigsHistoryCommand));
 
   sub('uploads')
     .description('recent rig uploads, newest first, with their state and progress')

@@ -31,9 +31,24 @@ function literalIPv4(host: string): ipaddr.IPv4 | null {
   return ipaddr.IPv4.isValidFourPartDecimal(host) ? ipaddr.IPv4.parse(host) : null;
 }
 
+/** Why a request was refused, for the 403 page: which check failed, who asked, what is allowed. */
+export interface Refusal {
+  failed: 'host' | 'peer';
+  /** The client address as judged (X-Forwarded-For only from trusted proxies), or null when unreadable. */
+  client: string | null;
+  /** The network clients may come from (vpn.cidr). */
+  network: string;
+  /** Loopback clients are allowed too (pages for people). */
+  loopback: boolean;
+  /** The Host names allowed, in words. */
+  hosts: string;
+}
+
 export interface VpnRule {
   /** True when the request may reach a route guarded with this mode. */
   allows(mode: VpnMode, request: Request): boolean;
+  /** Null when allowed, else why not. */
+  check(mode: VpnMode, request: Request): Refusal | null;
 }
 
 export function vpnRule(config: Pick<Config, 'vpn' | 'server'>): VpnRule {
@@ -54,11 +69,22 @@ export function vpnRule(config: Pick<Config, 'vpn' | 'server'>): VpnRule {
     return inCidrs(client, cidrs) || (mode === 'viewer' && inCidrs(client, LOOPBACK));
   };
 
+  const check = (mode: VpnMode, request: Request): Refusal | null => {
+    const header = request.headers.host;
+    const hostOk = hostAllowed(mode, hostOf(typeof header === 'string' ? header : undefined));
+    if (hostOk && clientAllowed(mode, vpn, request)) return null;
+    const client = clientAddress(request, trusted);
+    return {
+      failed: hostOk ? 'peer' : 'host',
+      client: client ? client.toString() : null,
+      network: config.vpn.cidr,
+      loopback: mode === 'viewer',
+      hosts: mode === 'rig' ? `${config.vpn.host} or an IPv4 address in ${config.vpn.cidr}` : `${config.vpn.host}, localhost or an IP address`,
+    };
+  };
   return {
-    allows(mode, request) {
-      const header = request.headers.host;
-      return hostAllowed(mode, hostOf(typeof header === 'string' ? header : undefined)) && clientAllowed(mode, vpn, request);
-    },
+    allows: (mode, request) => check(mode, request) === null,
+    check,
   };
 }
 
@@ -66,12 +92,24 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** What the 403 page says beyond the seed's heading: who asked, which check failed, what is allowed. */
+function refusalText(r: Refusal): string {
+  const from = r.client === null ? 'an address that could not be read' : `<code>${escapeHtml(r.client)}</code>`;
+  const network = `<code>${escapeHtml(r.network)}</code>${r.loopback ? ' or loopback' : ''}`;
+  const why = r.failed === 'host' ? 'The Host header is not allowed here.' : `The client address is outside ${network}.`;
+  return (
+    `<p class="client">This request came from ${from}.</p>` +
+    `<p class="reason">${why}</p>` +
+    `<p class="allowed">Allowed: clients in ${network}, with Host ${escapeHtml(r.hosts)}.</p>`
+  );
+}
+
 /** The refusal: 403, text/html; charset=UTF-8, "Blocked host: <host>" (as the seed's service). */
-export function blockedPage(h: ResponseToolkit, host: string) {
+export function blockedPage(h: ResponseToolkit, host: string, refusal?: Refusal) {
   const shown = escapeHtml(host.slice(0, 255));
   const body =
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Blocked host</title></head>' +
-    `<body><h1>Blocked host: ${shown}</h1><p>This endpoint is only served on the rig VPN.</p></body></html>\n`;
+    `<body><h1>Blocked host: ${shown}</h1><p>This endpoint is only served on the rig VPN.</p>${refusal ? refusalText(refusal) : ''}</body></html>\n`;
   return h.response(body).code(403).header('content-type', 'text/html; charset=UTF-8').takeover();
 }
 
@@ -90,8 +128,9 @@ export function registerVpnGuard(server: Server, config: Pick<Config, 'vpn' | 's
       // A path the router cannot parse: routing answers 400 and reaches no route.
       return h.continue;
     }
-    if (!mode || rule.allows(mode, request)) return h.continue;
+    const refusal = mode ? rule.check(mode, request) : null;
+    if (!refusal) return h.continue;
     const header = request.headers.host;
-    return blockedPage(h, typeof header === 'string' ? header : '');
+    return blockedPage(h, typeof header === 'string' ? header : '', refusal);
   });
 }

@@ -3,6 +3,7 @@ import type { App } from '../../services/app.ts';
 import { captureRoutes } from './captures.ts';
 import { healthRoutes } from './health.ts';
 import { objectRoutes } from './objects.ts';
+import { rigDetailPageRoutes } from './rig-detail-page.ts';
 import { rigPageRoutes } from './rig-page.ts';
 import { rigRoutes } from './rigs.ts';
 import { sessionRoutes } from './sessions.ts';
@@ -12,5 +13,5 @@ import { userRoutes } from './users.ts';
 /** Every route, in the order a reader meets them. */
 export function allRoutes(app: App): ServerRoute[] {
   const embedded = app.storage.driver === 'embedded' ? objectRoutes(app, app.storage) : [];
-  return [...sessionRoutes(app), ...userRoutes(app), ...rigRoutes(app), ...rigPageRoutes(app), ...uploadRoutes(app), ...captureRoutes(app), ...healthRoutes(app), ...embedded];
+  return [...sessionRoutes(app), ...userRoutes(app), ...rigRoutes(app), ...rigPageRoutes(app), ...rigDetailPageRoutes(app), ...uploadRoutes(app), ...captureRoutes(app), ...healthRoutes(app), ...embedded];
 }

@@ -4,7 +4,13 @@ import { formatDistance } from 'date-fns/formatDistance';
 import type { App } from '../../services/app.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rig-status.ts';
 import type { RigView } from '../../services/rigs.ts';
+import { isoWithOffset } from '../../services/time-text.ts';
 import { PUBLIC_DIR } from '../views.ts';
+
+/** http://<ip> for a validated IP address (IPv6 in brackets). */
+export function lanLink(ip: string): string {
+  return `http://${isIPv6(ip) ? `[${ip}]` : ip}`;
+}
 
 /** What templates/rigs.hbs shows. Link targets are built only from validated values (an IP address, a DNS label, the configured domain). */
 export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Date) {
@@ -13,13 +19,16 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
     count: rigs.length,
     generatedIso: now.toISOString(),
     legend: RIG_STATUSES.map((status) => ({ status, meaning: statusMeaning(status, th) })),
+    counts: RIG_STATUSES.map((status) => ({ status, count: rigs.filter((r) => r.status === status).length, meaning: statusMeaning(status, th) })),
     rigs: rigs.map((r) => ({
       id: r.id,
       serial: r.serial,
       status: r.status,
       statusTitle: statusMeaning(r.status, th),
       lanIp: r.lan_ip,
-      lanUrl: r.lan_ip ? `http://${isIPv6(r.lan_ip) ? `[${r.lan_ip}]` : r.lan_ip}` : null,
+      lanUrl: r.lan_ip ? lanLink(r.lan_ip) : null,
+      // The id is a validated DNS label: safe as a path segment.
+      pageUrl: `/rigs/${r.id}`,
       vpnName: r.vpn_name,
       vpnUrl: `http://${r.vpn_name}`,
       branch: r.branch,
@@ -27,6 +36,7 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
       // Like Rails' time_ago_in_words: "5 minutes ago", "about 2 hours ago".
       lastSeen: formatDistance(r.last_seen_at, now, { addSuffix: true }),
       lastSeenIso: r.last_seen_at.toISOString(),
+      lastSeenTitle: isoWithOffset(r.last_seen_at),
     })),
   };
 }

@@ -2,6 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { InvalidInput } from '../../errors.ts';
 import type { App } from '../../services/app.ts';
+import { rigDetail } from '../../services/rig-detail.ts';
 import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, type RigReportView } from '../../services/rigs.ts';
 import { clientAddress, parseCidrs } from '../client-address.ts';
@@ -52,6 +53,17 @@ export function rigRoutes(app: App): ServerRoute[] {
           const rigs = await app.rigs.list({ status: request.query.status as RigStatus | undefined });
           return { success: true, rigs };
         },
+      },
+    },
+    {
+      // One rig as `rigd rigs show --json` prints it. A rig named "upload" is reached only through
+      // the list and its reports: GET /api/v1/rigs/upload is the interface's upload request.
+      method: 'GET',
+      path: '/api/v1/rigs/{id}',
+      options: {
+        auth: 'token',
+        app: { vpn: 'rig' },
+        handler: async (request) => ({ success: true, rig: await rigDetail(app.db.reader, app.config, String(request.params.id), new Date()) }),
       },
     },
     {

@@ -1,0 +1,68 @@
+import type { RigDetail } from '../../services/rig-detail.ts';
+import type { HistoryEntry } from '../../services/rig-history.ts';
+import { renderTable } from '../table.ts';
+
+/** Keys and error codes come from rigs and files: control characters are shown escaped. */
+function plain(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+export function positionText(lat: number | null, lon: number | null): string {
+  return lat === null || lon === null ? '-' : `${lat.toFixed(5)},${lon.toFixed(5)}`;
+}
+
+/** A stored ISO time for a table: to the second (JSON and CSV keep the milliseconds). */
+const seconds = (iso: string) => iso.replace(/\.\d+(?=[+-]\d{2}:\d{2}$)/, '');
+
+function indent(text: string): string {
+  return text.replace(/^(?=.)/gm, '  ');
+}
+
+/** `rigd rigs show ID`: the rig, its recent positions, uploads and captures (rig-reported text is printable: validated on report). */
+export function rigDetailText(d: RigDetail): string {
+  const fields: [string, string][] = [
+    ['status', d.status_meaning],
+    ['serial', d.serial],
+    ['branch', `${d.branch} (${d.version})`],
+    ['VPN address', `${d.vpn_address} (${d.vpn_name})`],
+    ['local_ip', d.lan_ip ?? '-'],
+    ['position', positionText(d.latitude, d.longitude)],
+    ['project', d.current_project ?? '-'],
+    ['last report', `${d.last_report.ago} (${d.last_report.absolute})`],
+    ['first seen', `${d.first_seen.ago} (${d.first_seen.absolute})`],
+  ];
+  const width = Math.max(...fields.map(([k]) => k.length));
+  let out = `rig ${d.id}: ${d.status}\n${fields.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+
+  out += `\nrecent positions (from the report history, newest first)\n`;
+  out += d.positions.length
+    ? indent(renderTable(['POSITION', 'FROM', 'UNTIL', 'REPORTS'], d.positions.map((p) => [positionText(p.latitude, p.longitude), seconds(p.first_at), seconds(p.last_at), String(p.reports)])))
+    : '  no report with a position fix\n';
+
+  out += `\nuploads (${d.uploads.recent.length} of ${d.uploads.total}, newest first)\n`;
+  out += d.uploads.recent.length
+    ? indent(
+        renderTable(
+          ['ID', 'STATE', 'KEY', 'SIZE', 'RECEIVED', 'PROJECT', 'RESERVED'],
+          d.uploads.recent.map((u) => [String(u.id), u.state, plain(u.key), String(u.size), String(u.bytes_seen), u.project ?? '', seconds(u.created_at)]),
+        ),
+      )
+    : '  none\n';
+
+  out += `\ncaptures (${d.captures.recent.length} of ${d.captures.total}, newest first)\n`;
+  out += d.captures.recent.length
+    ? indent(
+        renderTable(
+          ['ID', 'STATE', 'KEY', 'SIZE', 'PROJECT', 'UPDATED', 'ERROR'],
+          d.captures.recent.map((c) => [String(c.id), c.state, plain(c.key), c.size === null ? '' : String(c.size), c.project ?? '', seconds(c.updated_at), plain(c.error_code ?? '')]),
+        ),
+      )
+    : '  none\n';
+  return out;
+}
+
+export const HISTORY_HEADER = ['TIME', 'POSITION', 'SERIAL', 'LOCAL IP', 'BRANCH (VERSION)', 'VPN ADDRESS'];
+
+export function historyRow(e: HistoryEntry): string[] {
+  return [seconds(e.received_at), positionText(e.latitude, e.longitude), e.rig_serial, e.local_ip ?? '-', `${e.git_branch} (${e.software_version})`, e.peer_address];
+}

@@ -1,0 +1,128 @@
+// `rigd rigs show ID` and `rigd rigs history ID` as child processes on a database written the
+// way the server writes it (RigService reports at chosen times, uploads and captures as rows).
+import test from 'tape';
+import { openDatabase } from '../../src/db/index.ts';
+import { RigService } from '../../src/services/rigs.ts';
+import { rigd } from '../helpers/cli.ts';
+import { testConfig } from '../helpers/server.ts';
+
+const config = testConfig();
+const env = { RIGD_DATA_DIR: config.data_dir };
+/** ISO 8601 with a numeric offset (never "Z"). */
+const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$/;
+const HOUR = 3600_000;
+
+test('setup: rig7 reports over three days from two positions; rig8 has its own upload and capture', async (t) => {
+  const db = await openDatabase(config.data_dir);
+  let at = Date.now();
+  const rigs = new RigService(db, config, { now: () => new Date(at) });
+  const report = (id: string, agoMs: number, lat: string, version = '2.0') => {
+    at = Date.now() - agoMs;
+    return rigs.report(id, { rig_serial: `S-${id}`, local_ip: '192.168.170.7', software_version: version, git_branch: 'main', gpsd_latitude: lat, gpsd_longitude: lat ? '13.25' : '' }, '10.144.170.7');
+  };
+  await report('rig7', 72 * HOUR, '1.5', '1.9');
+  await report('rig7', 30 * HOUR, '1.5', '1.9');
+  await report('rig7', 5 * HOUR, '2.5');
+  await report('rig7', 2 * HOUR, '2.5');
+  await report('rig7', 60_000, '');
+  await report('rig8', 60_000, '3.5');
+  await db.writes.run(async (transaction) => {
+    const { Upload, Capture } = db.models;
+    const expires = new Date(Date.now() + HOUR);
+    await Upload.create({ rig_id: 'rig7', peer_address: '10.144.170.7', key: 'rig7/a.sqlite', expected_size: 2048, project: 'survey-1', url_expires_at: expires }, { transaction });
+    await Upload.create({ rig_id: 'rig7', peer_address: '10.144.170.7', key: 'rig7/b\u001b[31m.log', expected_size: 10, project: null, url_expires_at: expires }, { transaction });
+    await Upload.create({ rig_id: 'rig8', peer_address: '10.144.170.8', key: 'rig8/x.sqlite', expected_size: 1, project: null, url_expires_at: expires }, { transaction });
+    await Capture.create({ bucket: 'captures', key: 'rig7/a.sqlite', etag: 'e1', size: 2048, rig_id: 'rig7', project: 'survey-1', state: 'failed', error_code: 'not_sqlite' }, { transaction });
+    await Capture.create({ bucket: 'captures', key: 'rig8/x.sqlite', etag: 'e2', size: 1, rig_id: 'rig8', project: null }, { transaction });
+  });
+  await db.close();
+  t.pass('written');
+});
+
+test('rigs show --json: status, addresses, last report with offset, position runs, only its own uploads and captures', async (t) => {
+  const res = await rigd(['rigs', 'show', 'RIG7', '--json'], { env: { ...env, TZ: 'Asia/Kolkata' } });
+  t.deepEqual([res.code, res.stderr], [0, ''], 'exit 0, nothing on stderr');
+  const d = JSON.parse(res.stdout);
+  t.deepEqual([d.id, d.status, d.serial, d.branch, d.version, d.vpn_address, d.vpn_name, d.lan_ip], ['rig7', 'online', 'S-rig7', 'main', '2.0', '10.144.170.7', 'rig7.rigs.internal', '192.168.170.7'], 'fields of the last report');
+  t.match(d.last_report.at, ISO_OFFSET, `last report ISO 8601 with offset: ${d.last_report.at}`);
+  t.ok(d.last_report.at.endsWith('+05:30'), 'in the local zone (TZ=Asia/Kolkata)');
+  t.equal(new Date(d.last_report.at).getTime() > Date.now() - 120_000, true, 'and the right moment');
+  t.equal(d.last_report.ago, '1 minute ago', 'relative time');
+  t.match(d.last_report.absolute, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+05:30( \(IST\))?$/, `absolute time with zone: ${d.last_report.absolute}`);
+  t.deepEqual(
+    d.positions.map((p: { latitude: number; reports: number }) => [p.latitude, p.reports]),
+    [[2.5, 2], [1.5, 2]],
+    'positions from the history, newest first, a parked stretch as one run (the report without a fix left out)',
+  );
+  t.deepEqual([d.uploads.total, d.uploads.recent.map((u: { key: string }) => u.key)], [2, ['rig7/b\u001b[31m.log', 'rig7/a.sqlite']], "its uploads, newest first (not rig8's)");
+  t.deepEqual([d.captures.total, d.captures.recent.map((c: { key: string; state: string }) => `${c.key} ${c.state}`)], [1, ['rig7/a.sqlite failed']], 'its captures');
+  t.match(d.captures.recent[0].created_at, ISO_OFFSET, 'capture times with offset too');
+});
+
+test('rigs show: the text view', async (t) => {
+  const res = await rigd(['rigs', 'show', 'rig7'], { env });
+  t.equal(res.code, 0, 'exit 0');
+  const out = res.stdout;
+  t.match(out, /^rig rig7: online\n/, 'first line: id and status');
+  t.match(out, /\n {2}VPN address +10\.144\.170\.7 \(rig7\.rigs\.internal\)\n/, 'VPN address and name');
+  t.match(out, /\n {2}local_ip +192\.168\.170\.7\n/, 'local_ip');
+  t.match(out, /\n {2}last report +1 minute ago \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00 \(UTC\)\)\n/, 'last report: words, then the absolute time with zone');
+  t.match(out, /\n {2}2\.50000,13\.25000 .* 2\n {2}1\.50000,13\.25000 .* 2\n/, 'position runs');
+  t.match(out, /uploads \(2 of 2, newest first\)/, 'uploads heading');
+  t.ok(out.includes('rig7/b\\x1b[31m.log'), 'a control character in a key is shown escaped');
+  t.notOk(out.includes('\u001b'), 'no escape character reaches the terminal');
+  t.match(out, /captures \(1 of 1, newest first\)\n.*\n {2}\d+ +failed +rig7\/a\.sqlite +2048 +survey-1 .* not_sqlite\n/, 'capture with its error');
+});
+
+test('rigs show / history: an unknown or impossible id is one line, exit 1', async (t) => {
+  for (const args of [['rigs', 'show', 'nope'], ['rigs', 'show', 'nope', '--json'], ['rigs', 'history', 'nope'], ['rigs', 'show', '../etc']]) {
+    const res = await rigd(args, { env });
+    const id = args[2];
+    t.deepEqual([res.code, res.stdout, res.stderr], [1, '', `rigd: rig ${id} not found\n`], `${args.join(' ')}: "rig ${id} not found", exit 1`);
+  }
+});
+
+test('rigs history: --since windows, newest first, --json with offsets, --csv, bad --since is a usage error', async (t) => {
+  const day = await rigd(['rigs', 'history', 'rig7', '--json'], { env });
+  t.deepEqual([day.code, day.stderr], [0, ''], 'default window exits 0');
+  const rows = JSON.parse(day.stdout);
+  t.deepEqual(rows.map((r: { latitude: number | null }) => r.latitude), [null, 2.5, 2.5], 'default 24h: three reports, newest first');
+  t.ok(rows.every((r: { received_at: string }) => ISO_OFFSET.test(r.received_at)), 'received_at ISO 8601 with offset');
+  t.deepEqual(Object.keys(rows[0]), ['received_at', 'latitude', 'longitude', 'rig_serial', 'local_ip', 'software_version', 'git_branch', 'peer_address'], 'time, position, software fields');
+
+  const counts: [string, number][] = [['30s', 0], ['30m', 1], ['3h', 2], ['7d', 5], ['1d8h', 4], ['2w', 5]];
+  for (const [since, n] of counts) {
+    const res = await rigd(['rigs', 'history', 'rig7', '--since', since, '--json'], { env });
+    t.equal(JSON.parse(res.stdout).length, n, `--since ${since}: ${n} reports`);
+  }
+
+  const csv = await rigd(['rigs', 'history', 'rig7', '--since', '7d', '--csv'], { env });
+  const lines = csv.stdout.split('\r\n');
+  t.equal(lines[0], 'received_at,rig_serial,gpsd_latitude,gpsd_longitude,local_ip,software_version,git_branch,peer_address', 'CSV header');
+  t.match(lines[5]!, /^\d{4}-\d{2}-\d{2}T[\d:.]+\+00:00,S-rig7,1\.5,13\.25,192\.168\.170\.7,1\.9,main,10\.144\.170\.7$/, 'oldest row last');
+  t.equal(lines.length, 7, 'five rows and the final line end');
+
+  const table = await rigd(['rigs', 'history', 'rig7', '--since', '3h'], { env });
+  const tl = table.stdout.trimEnd().split('\n');
+  t.match(tl[0]!, /^TIME +POSITION +SERIAL +LOCAL IP +BRANCH \(VERSION\) +VPN ADDRESS$/, 'table header');
+  t.match(tl[1]!, /\+00:00 +- +S-rig7 +192\.168\.170\.7 +main \(2\.0\) +10\.144\.170\.7$/, 'report without a fix');
+  const none = await rigd(['rigs', 'history', 'rig7', '--since', '30s'], { env });
+  t.deepEqual([none.code, none.stdout], [0, 'no report from rig7 in the last 30s\n'], 'an empty window says so');
+
+  for (const bad of ['24', 'yesterday', '0h', '-1h', '5y', '99999d', '1h ago']) {
+    const res = await rigd(['rigs', 'history', 'rig7', '--since', bad], { env });
+    t.equal(res.code, 2, `--since "${bad}": exit 2`);
+    t.equal(res.stderr.split('\n').length, 2, `--since "${bad}": one line`);
+    t.match(res.stderr, /^rigd: --since must be a duration such as 30m, 24h or 7d/, 'saying what is expected');
+    t.equal(res.stdout, '', 'nothing on stdout');
+  }
+  const both = await rigd(['rigs', 'history', 'rig7', '--csv', '--json'], { env });
+  t.deepEqual([both.code, both.stderr], [2, 'rigd: --csv and --json exclude each other\n'], '--csv with --json: usage error');
+});
+
+test('the plain rig list is unchanged by the subcommands', async (t) => {
+  const res = await rigd(['rigs', '--json'], { env });
+  t.deepEqual(JSON.parse(res.stdout).map((r: { id: string }) => r.id), ['rig7', 'rig8'], 'rigd rigs --json still lists');
+  const stray = await rigd(['rigs', 'rig7'], { env });
+  t.equal(stray.code, 2, 'an id without show: usage error');
+});
