@@ -8,6 +8,8 @@ import type { Sequelize, Transaction } from 'sequelize';
 export class WritePath {
   readonly #queue = new PQueue({ concurrency: 1 });
   readonly #sequelize: Sequelize;
+  /** Told about every transaction and batch (metrics); set with observe(). */
+  observer: WriteObserver = {};
 
   constructor(sequelize: Sequelize) {
     this.#sequelize = sequelize;
@@ -15,7 +17,23 @@ export class WritePath {
 
   /** Runs fn in one write transaction after every write queued before it; resolves after COMMIT. */
   run<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
-    return this.#queue.add(() => this.#sequelize.transaction(fn)) as Promise<T>;
+    return this.#queue.add(async () => {
+      const started = process.hrtime.bigint();
+      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      try {
+        const result = await this.#sequelize.transaction(fn);
+        this.observer.transaction?.(seconds());
+        return result;
+      } catch (err) {
+        this.observer.transaction?.(seconds(), err);
+        throw err;
+      }
+    }) as Promise<T>;
+  }
+
+  /** Reports each transaction and group-commit batch to observer (one observer; the last set wins). */
+  observe(observer: WriteObserver): void {
+    this.observer = observer;
   }
 
   /** Writes waiting or running. */
@@ -32,6 +50,14 @@ export class WritePath {
   batcher<I, O>(apply: ApplyBatch<I, O>, opts: BatcherOptions = {}): Batcher<I, O> {
     return new Batcher(this, apply, opts);
   }
+}
+
+/** Hooks for metrics; they must not throw. */
+export interface WriteObserver {
+  /** A write transaction ended after `seconds` in the writer (queue wait excluded): committed, or rolled back with error. */
+  transaction?(seconds: number, error?: unknown): void;
+  /** A group-commit batch of `size` items committed in one transaction of `seconds`. */
+  batch?(size: number, seconds: number): void;
 }
 
 /** Applies a whole batch in one transaction, returning one result per item, in order. */
@@ -85,7 +111,9 @@ export class Batcher<I, O> {
     while (this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0, this.#maxBatch);
       try {
-        const results = await this.writes.run((t) => this.apply(batch.map((w) => w.item), t));
+        let started = 0n;
+        const results = await this.writes.run((t) => ((started = process.hrtime.bigint()), this.apply(batch.map((w) => w.item), t)));
+        this.writes.observer.batch?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
         batch.forEach((w, i) => w.resolve(results[i]));
       } catch (err) {
         if (batch.length === 1) {

@@ -5,7 +5,7 @@ import { createStorage, type Storage } from '../storage/index.ts';
 import { CaptureWorker } from '../ingest/capture-worker.ts';
 import { CaptureService } from './captures.ts';
 import { LoginThrottle } from './login-throttle.ts';
-import { Metrics } from './metrics.ts';
+import { Metrics } from './metrics/index.ts';
 import { Passwords } from './passwords.ts';
 import { BucketCheck } from './bucket-check.ts';
 import { rigDirectory } from './rig-directory.ts';
@@ -48,6 +48,7 @@ export interface OpenAppOptions {
 export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {}): Promise<App> {
   const log = opts.log ?? silentLogger;
   const db = await openDatabase(config.data_dir);
+  const metrics = new Metrics(db, config);
   const storage = createStorage(config);
   const passwords = new Passwords(config.auth.bcrypt_cost);
   const users = new UserService(db, passwords);
@@ -62,14 +63,13 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     onReported: (peer) => directory.forget(peer),
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
-  const metrics = new Metrics(db, rigs);
   const uploads = new UploadService(db, storage, directory, config, log);
   const captures = new CaptureService(db, storage, config, log, (key, info) => uploads.observe(key, info));
   uploads.onUploaded((upload) => captures.onUploaded(upload));
 
   const background: BackgroundTask[] = [new BucketCheck(storage, log), new UploadMonitor(db, storage, uploads, log), rigs.retention];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
-  background.push(new CaptureWorker(db, storage, config, log));
+  background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome }));
   let started: BackgroundTask[] = [];
   let closed = false;
   return {

@@ -25,7 +25,7 @@ async function bounded(what: string, work: () => Promise<unknown>): Promise<Chec
 
 /**
  * GET /healthz (process up, database answers, storage answers: 200 or 503, JSON) and GET /metrics
- * (Prometheus text). Both only for loopback and VPN clients, with no login: for systemd, monitoring
+ * (Prometheus text by prom-client). Both only for loopback and VPN clients, with no login: for systemd, monitoring
  * and load balancers on the gateway.
  */
 export function healthRoutes(app: App): ServerRoute[] {
@@ -54,7 +54,7 @@ export function healthRoutes(app: App): ServerRoute[] {
         auth: false,
         app: { vpn: 'viewer' },
         handler: async (_request, h) =>
-          h.response(await app.metrics.render()).type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store'),
+          h.response(await app.metrics.render()).type(app.metrics.contentType).header('cache-control', 'no-store'),
       },
     },
   ];
