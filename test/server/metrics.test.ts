@@ -4,6 +4,7 @@
 import { statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
+import { NotFound } from '../../src/errors.ts';
 import { putFile, settled, settledJob } from '../helpers/captures.ts';
 import { makeCapture } from '../helpers/capture-files.ts';
 import { http } from '../helpers/http.ts';
@@ -117,4 +118,21 @@ test('two apps in one process keep their own counts', async (t) => {
   t.equal(sample(mb.text, 'rigd_rig_reports_total'), 0, 'second app: none');
   t.ok(sample(mb.text, 'process_resident_memory_bytes'), 'both have the process metrics');
   await Promise.all([a.close(), b.close()]);
+});
+
+test('rigd_write_errors_total counts writes the database failed, not refusals thrown inside a write', async (t) => {
+  const s = await startServer();
+  const { sequelize } = s.app.db;
+  const before = sample(await s.app.metrics.render(), 'rigd_write_errors_total');
+  t.equal(before, 0, 'no write error yet');
+  await s.app.db.writes
+    .run((transaction) => sequelize.query('INSERT INTO no_such_table (id) VALUES (1)', { transaction }))
+    .then(() => t.fail('the write should fail'), (err) => t.match(String(err), /no such table/, 'the database refused the write'));
+  await s.app.db.writes
+    .run(async () => {
+      throw new NotFound('rig', 'rig_not_found');
+    })
+    .catch(() => undefined);
+  t.equal(sample(await s.app.metrics.render(), 'rigd_write_errors_total'), 1, 'one write error: the database failure only');
+  await s.close();
 });
