@@ -5,7 +5,7 @@ import { createStorage, type Storage } from '../storage/index.ts';
 import { CaptureWorker } from '../ingest/capture-worker.ts';
 import { CaptureService } from './captures.ts';
 import { LoginThrottle } from './login-throttle.ts';
-import { Metrics } from './metrics/index.ts';
+import { noMetrics, type AppMetrics } from './metrics/contract.ts';
 import { Passwords } from './passwords.ts';
 import { BucketCheck } from './bucket-check.ts';
 import { rigDirectory } from './rig-directory.ts';
@@ -31,8 +31,8 @@ export interface App {
   sessions: SessionService;
   rigs: RigService;
   uploads: UploadService;
-  /** What GET /metrics shows. */
-  metrics: Metrics;
+  /** What GET /metrics shows (counts nothing when opened with `metrics: false`). */
+  metrics: AppMetrics;
   captures: CaptureService;
   /** Starts the background tasks (only `rigd serve` does). */
   start(): Promise<void>;
@@ -42,13 +42,15 @@ export interface App {
 
 export interface OpenAppOptions {
   log?: Logger;
+  /** Build the /metrics registry (prom-client); commands that answer no scrape skip loading it. @default true */
+  metrics?: boolean;
 }
 
 /** Opens the database in config.data_dir (creating and migrating it) and builds the services. */
 export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {}): Promise<App> {
   const log = opts.log ?? silentLogger;
   const db = await openDatabase(config.data_dir);
-  const metrics = new Metrics(db, config);
+  const metrics = opts.metrics === false ? noMetrics : new (await import('./metrics/index.ts')).Metrics(db, config);
   const storage = createStorage(config);
   const passwords = new Passwords(config.auth.bcrypt_cost);
   const users = new UserService(db, passwords);

@@ -1,6 +1,6 @@
 import type { Request, Server } from '@hapi/hapi';
 import type { Logger } from '../../log.ts';
-import type { HttpMetrics } from '../../services/metrics/http.ts';
+import type { AppMetrics } from '../../services/metrics/contract.ts';
 import { clientAddress, parseCidrs } from '../client-address.ts';
 
 /** The route that stores a rig report (counted, with its latency, for /metrics when it answers 200). */
@@ -19,7 +19,7 @@ function statusOf(request: Request): number {
  * duration, request id, client address. Feeds the HTTP latency histogram of /metrics, labelled by
  * route pattern (never the raw path, so the label set stays small).
  */
-export function registerRequestLog(server: Server, log: Logger, metrics: HttpMetrics, trustedProxies: readonly string[]): void {
+export function registerRequestLog(server: Server, log: Logger, metrics: AppMetrics['http'], trustedProxies: readonly string[]): void {
   const trusted = parseCidrs(trustedProxies);
   server.events.on('response', (request) => {
     const started = request.app.startedAt;

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../db/index.ts';
+import type { AppMetrics } from './contract.ts';
 import { registerDiskMetrics } from './disk.ts';
 import { registerFleetMetrics } from './fleet.ts';
 import { HttpMetrics } from './http.ts';
@@ -21,7 +22,7 @@ const NOT_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_tot
  * GC, handles) and rigd's. Counters and histograms count what this process did since it started;
  * gauges of stored things (rigs, uploads, jobs, captures) and disk space are read when scraped.
  */
-export class Metrics {
+export class Metrics implements AppMetrics {
   readonly registry = new Registry();
   readonly http: HttpMetrics;
   readonly logins: LoginMetrics;
