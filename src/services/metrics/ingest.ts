@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Reader } from '../../db/reader.ts';
 import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import { JOB_STATES } from '../../db/models/job.ts';
+import { CAPTURE_JOB } from '../../ingest/ingester.ts';
 import type { RunOutcome } from '../../ingest/runner.ts';
 import { sharedRead } from './shared-read.ts';
 
@@ -65,7 +66,7 @@ export class IngestMetrics {
       registers,
     });
     // Present from the start, so rate() and alerts see a zero before the first failure.
-    for (const outcome of ['retry', 'failed']) this.#failures.inc({ kind: 'capture', outcome }, 0);
+    for (const outcome of ['retry', 'failed']) this.#failures.inc({ kind: CAPTURE_JOB, outcome }, 0);
   }
 
   /** The runner's hook: one job attempt ended. */
