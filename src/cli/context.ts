@@ -54,7 +54,7 @@ export async function configFor(cmd: Command, overrides?: Record<string, unknown
 /** Opens the app for the length of one command and always closes it. */
 export async function withApp<T>(cmd: Command, fn: (app: import('../services/app.ts').App) => Promise<T>): Promise<T> {
   const { openApp } = await import('../services/app.ts');
-  const app = await openApp(await configFor(cmd));
+  const app = await openApp(await configFor(cmd), { metrics: false });
   try {
     return await fn(app);
   } finally {

@@ -20,6 +20,8 @@ export class WritePath {
   readonly #sequelize: Sequelize;
   readonly #dataDir: string | undefined;
   #health: WriteHealth = { failing: null, at: 0 };
+  /** Told about every transaction and batch (metrics); set with observe(). */
+  observer: WriteObserver = {};
 
   /** dataDir (SQLite) lets an I/O error on a full disk count as disk_full. */
   constructor(sequelize: Sequelize, dataDir?: string) {
@@ -34,11 +36,15 @@ export class WritePath {
    */
   run<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
     return this.#queue.add(async () => {
+      const started = process.hrtime.bigint();
+      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
       try {
         const result = await this.#sequelize.transaction(fn);
         this.#health = { failing: null, at: Date.now() };
+        this.observer.transaction?.(seconds());
         return result;
       } catch (err) {
+        this.observer.transaction?.(seconds(), err);
         const fault = databaseFault(err, this.#dataDir);
         if (fault) {
           this.#health = { failing: fault, at: Date.now() };
@@ -52,6 +58,11 @@ export class WritePath {
   /** How the last write ended. */
   get health(): WriteHealth {
     return this.#health;
+  }
+
+  /** Reports each transaction and group-commit batch to observer (one observer; the last set wins). */
+  observe(observer: WriteObserver): void {
+    this.observer = observer;
   }
 
   /** Writes waiting or running. */
@@ -68,6 +79,14 @@ export class WritePath {
   batcher<I, O>(apply: ApplyBatch<I, O>, opts: BatcherOptions = {}): Batcher<I, O> {
     return new Batcher(this, apply, opts);
   }
+}
+
+/** Hooks for metrics; they must not throw. */
+export interface WriteObserver {
+  /** A write transaction ended after `seconds` in the writer (queue wait excluded): committed, or rolled back with error. */
+  transaction?(seconds: number, error?: unknown): void;
+  /** A group-commit batch of `size` items committed in one transaction of `seconds`. */
+  batch?(size: number, seconds: number): void;
 }
 
 /** Applies a whole batch in one transaction, returning one result per item, in order. */
@@ -121,7 +140,9 @@ export class Batcher<I, O> {
     while (this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0, this.#maxBatch);
       try {
-        const results = await this.writes.run((t) => this.apply(batch.map((w) => w.item), t));
+        let started = 0n;
+        const results = await this.writes.run((t) => ((started = process.hrtime.bigint()), this.apply(batch.map((w) => w.item), t)));
+        this.writes.observer.batch?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
         batch.forEach((w, i) => w.resolve(results[i]));
       } catch (err) {
         // A host fault (full disk) fails every item alike: no point retrying them one by one.

@@ -45,7 +45,12 @@ export interface RunnerOptions {
   abortGraceMs?: number;
   /** @default silent */
   logger?: RunnerLogger;
+  /** Told each run's outcome and time in seconds (metrics); must not throw. */
+  onOutcome?: (kind: string, outcome: RunOutcome, seconds: number) => void;
 }
+
+/** How one run of a job ended: done, failed for good, queued again (retry after a failure, or released at shutdown), or lost its lease. */
+export type RunOutcome = 'done' | 'failed' | 'retry' | 'released' | 'lost';
 
 export interface StopOptions {
   /** Running jobs get this long to finish before they are aborted and released, in ms. @default 30000 */
@@ -96,7 +101,7 @@ export class JobRunner {
   readonly #handlers = new Map<string, JobHandler<never>>();
   readonly #queue: PQueue;
   readonly #running = new Map<number, Running>();
-  readonly #opts: Required<Omit<RunnerOptions, 'backoff' | 'logger'>> & Pick<RunnerOptions, 'backoff'>;
+  readonly #opts: Required<Omit<RunnerOptions, 'backoff' | 'logger' | 'onOutcome'>> & Pick<RunnerOptions, 'backoff' | 'onOutcome'>;
   readonly #log: RunnerLogger;
   #state: 'new' | 'started' | 'stopping' | 'stopped' = 'new';
   #poll: NodeJS.Timeout | undefined;
@@ -116,6 +121,7 @@ export class JobRunner {
       progressIntervalMs: opts.progressIntervalMs ?? 500,
       abortGraceMs: opts.abortGraceMs ?? 5000,
       backoff: opts.backoff,
+      onOutcome: opts.onOutcome,
     };
     this.#log = opts.logger ?? silent;
     this.#queue = new PQueue({ concurrency: this.#opts.concurrency });
@@ -202,6 +208,7 @@ export class JobRunner {
     const handler = this.#handlers.get(job.kind);
     const lease: Lease = { id: job.id, owner: this.owner, attempts: job.attempts };
     const { leaseMs, jobTimeoutMs, progressIntervalMs, abortGraceMs } = this.#opts;
+    const started = process.hrtime.bigint();
     const progress = new ProgressThrottle((p) => this.#store.saveProgress(lease, p), progressIntervalMs, (err) =>
       this.#log.warn('saving job progress failed', { id: job.id, error: errorText(err) }),
     );
@@ -243,6 +250,8 @@ export class JobRunner {
       const delay = backoffMs(lease.attempts, this.#opts.backoff);
       outcome = await this.#store.retryOrFail(lease, job.maxAttempts, errorText(cause), delay, last);
     }
+    const run: RunOutcome = outcome === 'queued' ? (reason instanceof RunnerStoppedError ? 'released' : 'retry') : outcome;
+    this.#opts.onOutcome?.(job.kind, run, Number(process.hrtime.bigint() - started) / 1e9);
     const fields = { id: job.id, kind: job.kind, attempt: lease.attempts, ...(ok ? {} : { error: errorText(reason ?? error) }) };
     if (outcome === 'done') this.#log.info('job done', fields);
     else this.#log.warn(`job ${outcome}`, fields);

@@ -42,7 +42,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   });
 
   registerRequestContext(server);
-  registerRequestLog(server, opts.log, app.metrics, config.server.trusted_proxies);
+  registerRequestLog(server, opts.log, app.metrics.http, config.server.trusted_proxies);
   registerVpnGuard(server, config);
   registerErrors(server, opts.log);
   registerHeaders(server);

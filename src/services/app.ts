@@ -6,7 +6,7 @@ import { CaptureWorker } from '../ingest/capture-worker.ts';
 import { CaptureService } from './captures.ts';
 import { HealthChecks } from './health.ts';
 import { LoginThrottle } from './login-throttle.ts';
-import { Metrics } from './metrics.ts';
+import { noMetrics, type AppMetrics } from './metrics/contract.ts';
 import { Passwords } from './passwords.ts';
 import { BucketCheck } from './bucket-check.ts';
 import { rigDirectory } from './rig-directory.ts';
@@ -32,8 +32,8 @@ export interface App {
   sessions: SessionService;
   rigs: RigService;
   uploads: UploadService;
-  /** What GET /metrics shows. */
-  metrics: Metrics;
+  /** What GET /metrics shows (counts nothing when opened with `metrics: false`). */
+  metrics: AppMetrics;
   /** The write-side checks of GET /healthz (free space, writes, data file owners). */
   health: HealthChecks;
   captures: CaptureService;
@@ -45,6 +45,8 @@ export interface App {
 
 export interface OpenAppOptions {
   log?: Logger;
+  /** Build the /metrics registry (prom-client); commands that answer no scrape skip loading it. @default true */
+  metrics?: boolean;
 }
 
 /** Opens the database in config.data_dir (creating and migrating it) and builds the services. */
@@ -58,6 +60,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     await db.close();
     throw err;
   }
+  const metrics = opts.metrics === false ? noMetrics : new (await import('./metrics/index.ts')).Metrics(db, config);
   const passwords = new Passwords(config.auth.bcrypt_cost);
   const users = new UserService(db, passwords);
   const throttle = new LoginThrottle({
@@ -71,14 +74,13 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     onReported: (peer) => directory.forget(peer),
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
-  const metrics = new Metrics(db, rigs);
   const uploads = new UploadService(db, storage, directory, config, log);
   const captures = new CaptureService(db, storage, config, log, (key, info) => uploads.observe(key, info));
   uploads.onUploaded((upload) => captures.onUploaded(upload));
 
   const background: BackgroundTask[] = [new BucketCheck(storage, log), new UploadMonitor(db, storage, uploads, log), rigs.retention];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
-  background.push(new CaptureWorker(db, storage, config, log));
+  background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome }));
   let started: BackgroundTask[] = [];
   let closed = false;
   return {

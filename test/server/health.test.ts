@@ -43,14 +43,15 @@ test('GET /healthz, GET /metrics and one log line per request', async (t) => {
     'rigd_rig_reports_total 1',
     'rigd_rigs{status="online"} 1',
     'rigd_uploads{state="reserved"} 0',
-    'rigd_queue_depth 0',
+    'rigd_ingest_queue_depth 0',
     'rigd_captures{state="ingested"} 0',
-    '# TYPE rigd_ingest_duration_seconds histogram',
+    '# TYPE rigd_job_duration_seconds histogram',
+    'rigd_rig_report_duration_seconds_count 1',
     'rigd_http_request_duration_seconds_count{method="PUT",route="/api/v1/rigs/{id}",status="200"} 1',
   ]) {
     t.ok(body.split('\n').includes(line), `metrics: ${line}`);
   }
-  t.match(body, /rigd_http_request_duration_seconds_bucket\{method="GET",route="\/healthz",status="200",le="\+Inf"\} 1/, 'latency histogram of /healthz');
+  t.match(body, /^rigd_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/healthz",status="200"\} 1$/m, 'latency histogram of /healthz');
 
   const reqLine = s.lines.find((l) => l.msg === 'request' && l.path === '/api/v1/rigs/rig7');
   t.ok(reqLine, 'the report was logged');

@@ -1,9 +1,9 @@
 import type { Request, Server } from '@hapi/hapi';
 import type { Logger } from '../../log.ts';
-import type { Metrics } from '../../services/metrics.ts';
+import type { AppMetrics } from '../../services/metrics/contract.ts';
 import { clientAddress, parseCidrs } from '../client-address.ts';
 
-/** The route that stores a rig report (counted for /metrics when it answers 200). */
+/** The route that stores a rig report (counted, with its latency, for /metrics when it answers 200). */
 const REPORT_ROUTE = '/api/v1/rigs/{id}';
 
 function statusOf(request: Request): number {
@@ -19,7 +19,7 @@ function statusOf(request: Request): number {
  * duration, request id, client address. Feeds the HTTP latency histogram of /metrics, labelled by
  * route pattern (never the raw path, so the label set stays small).
  */
-export function registerRequestLog(server: Server, log: Logger, metrics: Metrics, trustedProxies: readonly string[]): void {
+export function registerRequestLog(server: Server, log: Logger, metrics: AppMetrics['http'], trustedProxies: readonly string[]): void {
   const trusted = parseCidrs(trustedProxies);
   server.events.on('response', (request) => {
     const started = request.app.startedAt;
@@ -27,8 +27,8 @@ export function registerRequestLog(server: Server, log: Logger, metrics: Metrics
     const status = statusOf(request);
     const route = request.route?.path ?? '(none)';
     const method = request.method.toUpperCase();
-    metrics.http.observe(seconds, { method, route: request.route?.settings ? route : '(unrouted)', status: String(status) });
-    if (method === 'PUT' && route === REPORT_ROUTE && status === 200) metrics.rigReport();
+    metrics.request(method, request.route?.settings ? route : '(unrouted)', status, seconds);
+    if (method === 'PUT' && route === REPORT_ROUTE && status === 200) metrics.report(seconds);
     log.info('request', {
       request_id: request.app.requestId,
       method,

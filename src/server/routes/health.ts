@@ -26,7 +26,7 @@ async function bounded(what: string, work: () => Promise<unknown>): Promise<Chec
 /**
  * GET /healthz (process up, database answers and takes writes, storage answers, free space in data_dir,
  * data files writable: 200 or 503 naming the failing checks, JSON) and GET /metrics
- * (Prometheus text). Both only for loopback and VPN clients, with no login: for systemd, monitoring
+ * (Prometheus text by prom-client). Both only for loopback and VPN clients, with no login: for systemd, monitoring
  * and load balancers on the gateway.
  */
 export function healthRoutes(app: App): ServerRoute[] {
@@ -63,7 +63,7 @@ export function healthRoutes(app: App): ServerRoute[] {
         auth: false,
         app: { vpn: 'viewer' },
         handler: async (_request, h) =>
-          h.response(await app.metrics.render()).type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store'),
+          h.response(await app.metrics.render()).type(app.metrics.contentType).header('cache-control', 'no-store'),
       },
     },
   ];

@@ -31,7 +31,7 @@ export function sessionRoutes(app: App): ServerRoute[] {
         handler: async (request) => {
           const body = request.payload as LoginPayload;
           const login = (body.login ?? body.email ?? body.username) as string;
-          const { token, user } = await app.sessions.login(login, body.password, request.info.remoteAddress);
+          const { token, user } = await app.metrics.logins.count(() => app.sessions.login(login, body.password, request.info.remoteAddress));
           return {
             token,
             data: {

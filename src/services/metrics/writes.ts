@@ -1,0 +1,64 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { ConnectionError, DatabaseError } from 'sequelize';
+import type { WriteObserver } from '../../db/write-path.ts';
+import { DomainError } from '../../errors.ts';
+
+const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const ITEMS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+
+/** The one writer: transactions, group-commit batches, and writes the database refused. */
+export class WriteMetrics {
+  readonly #transactions: Histogram;
+  readonly #batchSize: Histogram;
+  readonly #batchSeconds: Histogram;
+  readonly #errors: Counter;
+
+  constructor(registers: Registry[]) {
+    this.#transactions = new Histogram({
+      name: 'rigd_write_transaction_duration_seconds',
+      help: 'Time of each committed write transaction in the writer (waiting in line excluded).',
+      buckets: SECONDS,
+      registers,
+    });
+    this.#batchSize = new Histogram({
+      name: 'rigd_write_batch_size',
+      help: 'Items (rig reports, upload reservations) committed together in one group-commit transaction.',
+      buckets: ITEMS,
+      registers,
+    });
+    this.#batchSeconds = new Histogram({
+      name: 'rigd_write_batch_commit_duration_seconds',
+      help: 'Time of each group-commit batch, from its first statement to COMMIT.',
+      buckets: SECONDS,
+      registers,
+    });
+    this.#errors = new Counter({
+      name: 'rigd_write_errors_total',
+      help: 'Write transactions the database refused or failed (disk full, I/O error, busy), rolled back.',
+      registers,
+    });
+  }
+
+  /** The hook the write path calls. */
+  readonly observer: WriteObserver = {
+    transaction: (seconds, error) => {
+      if (error === undefined) this.#transactions.observe(seconds);
+      else if (isWriteFailure(error)) this.#errors.inc();
+    },
+    batch: (size, seconds) => {
+      this.#batchSize.observe(size);
+      this.#batchSeconds.observe(seconds);
+    },
+  };
+}
+
+/**
+ * The database failed the write (disk full, I/O error, busy, connection gone), or a service turned
+ * that into "unavailable". A refusal thrown inside a transaction (not found, conflict) is not one.
+ */
+export function isWriteFailure(error: unknown): boolean {
+  if (error instanceof DatabaseError || error instanceof ConnectionError) return true;
+  if (error instanceof DomainError) return error.kind === 'unavailable';
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
