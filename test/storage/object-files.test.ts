@@ -94,6 +94,35 @@ test('many files at once (more than workers and slabs) each come out whole', asy
   });
 });
 
+test('writers whose source went quiet do not hold slabs: a new file goes through, the quiet ones finish whole', async (t) => {
+  // More quiet files than there are slabs in the whole pool (at most 4 workers of SLABS_PER_WORKER):
+  // each wrote a few bytes, then nothing. Without parking, the new file waits for ever.
+  const quiet = await Promise.all(Array.from({ length: 4 * SLABS_PER_WORKER + 3 }, (_, i) => ObjectFileWriter.create(path.join(tmp.dir, `quiet${i}.part`))));
+  const heads = quiet.map((_, i) => randomBytes(5000 + i * 10));
+  for (const [i, w] of quiet.entries()) await w.write(heads[i]!);
+  const body = randomBytes(3 * SLAB_BYTES + 17);
+  const busy = await Promise.race([
+    writeFile(tmp.dir, body, 65536),
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000).unref()),
+  ]);
+  t.ok(busy, 'a new file is written while the quiet ones still hold their first bytes');
+  if (busy) t.ok(readFileSync(busy.file).equals(body), 'and comes out whole');
+  // The quiet ones wake up: their parked bytes come first, then the rest, still with O_DIRECT.
+  const tails = quiet.map(() => randomBytes(SLAB_BYTES + 3));
+  const results = await Promise.all(
+    quiet.map(async (w, i) => {
+      await w.write(tails[i]!);
+      return { direct: w.direct, written: await w.finish() };
+    }),
+  );
+  results.forEach((r, i) => {
+    const whole = Buffer.concat([heads[i]!, tails[i]!]);
+    const file = path.join(tmp.dir, `quiet${i}.part`);
+    t.ok(readFileSync(file).equals(whole) && r.written.sha256 === sha256(whole), `quiet file ${i}: same content and SHA-256`);
+    t.ok(r.direct, `quiet file ${i}: O_DIRECT kept`);
+  });
+});
+
 test('abort removes the file', async (t) => {
   const file = path.join(tmp.dir, 'aborted.part');
   const writer = await ObjectFileWriter.create(file);
