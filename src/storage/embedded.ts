@@ -10,26 +10,24 @@
  * old data file. Readers go through the sidecar, so they see the old object or the new one, never a mix.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { access, constants, mkdir, open, readdir, readFile, rename, rm, stat as fsStat, type FileHandle } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { access, constants, mkdir, open, readFile, rename, rm, stat as fsStat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config/schema.ts';
 import { DomainError, InvalidInput, NotFound, Unavailable } from '../errors.ts';
-import { keyProblem, validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage } from './contract.ts';
+import { keyProblem, validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage, type PresignPutOptions } from './contract.ts';
 import { consumeBytes, type ByteSource } from './byte-source.ts';
+import { EMBEDDED_REGION, loadOrCreateCredentials } from './credentials.ts';
 import { ObjectFileWriter, type WrittenFile } from './object-file-writer.ts';
 import { S3Error } from './s3-error.ts';
 import { presignUrl, verifyPresigned, type QueryInput, type SigV4Credentials } from './sigv4.ts';
+import { sweepOrphans, tempName } from './temp-files.ts';
 import { buildObjectUrl, parseBase, parseObjectUrlAgainst, resourcePath, type PublicBase } from './urls.ts';
 
 export { S3Error, renderS3ErrorXml, type S3ErrorCode } from './s3-error.ts';
 
-/** Region the embedded store signs for (any fixed value works; this is MinIO's default). */
-export const EMBEDDED_REGION = 'us-east-1';
-export const CREDENTIALS_FILE = 'storage-credentials.json';
-/** Temp files of PUTs older than this are leftovers of a crash and are removed by ensureBucket. */
-const STALE_TEMP_MS = 24 * 3600 * 1000;
+export { CREDENTIALS_FILE, EMBEDDED_REGION, loadOrCreateCredentials } from './credentials.ts';
 
 export interface EmbeddedOptions {
   /** Clock for signing and verifying URLs (tests inject a fixed one). */
@@ -59,7 +57,15 @@ export interface PutOptions {
    * HTTP request whose client must read the error). By default the source is destroyed.
    */
   leaveSourceOnError?: boolean;
+  /** The Content-Type the client sent, returned on GET (default application/octet-stream). */
+  contentType?: string;
 }
+
+/** Query parameter of a signed PUT URL naming its upload reservation (signed with the rest). */
+export const RESERVATION_PARAM = 'reservation';
+
+/** What a GET of an object answers with when its PUT named no type (as S3 and MinIO do). */
+export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
 interface Sidecar {
   v: 1;
@@ -70,6 +76,8 @@ interface Sidecar {
   mtime: number;
   /** File name of the content, in the same directory. */
   data: string;
+  /** Content-Type given at PUT (absent in sidecars of earlier versions: application/octet-stream). */
+  type?: string;
 }
 
 const NOT_THERE = new Set(['ENOENT', 'ENOTDIR']);
@@ -128,18 +136,8 @@ export class EmbeddedStorage implements ObjectStorage {
     } catch (err) {
       throw new Unavailable(`embedded storage: cannot create ${this.root}: ${(err as Error).message}`);
     }
-    await this.sweepTemp();
-  }
-
-  /** Removes temp files that a crashed process left behind (never ones a running PUT may still write). */
-  private async sweepTemp(): Promise<void> {
-    const names = await readdir(this.tmpDir).catch(() => [] as string[]);
-    const cutoff = Date.now() - STALE_TEMP_MS;
-    for (const name of names) {
-      const p = path.join(this.tmpDir, name);
-      const st = await fsStat(p).catch(() => null);
-      if (st && st.mtimeMs < cutoff) await rm(p, { force: true }).catch(() => undefined);
-    }
+    // Leftovers of PUTs whose process is gone (a crash, a kill): never one a live process still writes.
+    await sweepOrphans(this.tmpDir);
   }
 
   async bucketExists(): Promise<boolean> {
@@ -171,15 +169,16 @@ export class EmbeddedStorage implements ObjectStorage {
     return parseObjectUrlAgainst(url, [this.base], this.bucket);
   }
 
-  async presignPut(key: string, ttlSeconds: number): Promise<string> {
-    return this.presign('PUT', key, ttlSeconds);
+  async presignPut(key: string, ttlSeconds: number, opts: PresignPutOptions = {}): Promise<string> {
+    const bound = opts.reservation === undefined ? undefined : { [RESERVATION_PARAM]: String(opts.reservation) };
+    return this.presign('PUT', key, ttlSeconds, bound);
   }
 
   async presignGet(key: string, ttlSeconds: number): Promise<string> {
     return this.presign('GET', key, ttlSeconds);
   }
 
-  private presign(method: 'PUT' | 'GET', key: string, ttlSeconds: number): string {
+  private presign(method: 'PUT' | 'GET', key: string, ttlSeconds: number, query?: Record<string, string>): string {
     validateKey(key);
     validateTtl(ttlSeconds);
     return presignUrl({
@@ -190,6 +189,7 @@ export class EmbeddedStorage implements ObjectStorage {
       credentials: this.credentials,
       date: this.now(),
       expires: ttlSeconds,
+      query,
     });
   }
 
@@ -241,7 +241,8 @@ export class EmbeddedStorage implements ObjectStorage {
     validateKey(key);
     const found = await this.readSidecar(key);
     if (!found) return null;
-    return { size: found.meta.size, etag: found.meta.etag, lastModified: new Date(found.meta.mtime) };
+    const { size, etag, mtime, type } = found.meta;
+    return { size, etag, lastModified: new Date(mtime), contentType: type ?? DEFAULT_CONTENT_TYPE };
   }
 
   async read(key: string): Promise<Readable> {
@@ -288,7 +289,7 @@ export class EmbeddedStorage implements ObjectStorage {
     if (!Number.isSafeInteger(expectedSize) || expectedSize < 0) {
       throw new InvalidInput('expected size must be a whole number of bytes', [{ field: 'size', message: 'must be >= 0' }]);
     }
-    const tmp = path.join(this.tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    const tmp = path.join(this.tmpDir, tempName('part'));
     let writer: ObjectFileWriter | undefined;
     try {
       try {
@@ -315,7 +316,8 @@ export class EmbeddedStorage implements ObjectStorage {
       } catch (err) {
         throw new Unavailable(`embedded storage: cannot write: ${(err as Error).message}`);
       }
-      return await this.withLock(key, () => this.publish(key, tmp, written.size, written.sha256));
+      const type = opts.contentType || DEFAULT_CONTENT_TYPE;
+      return await this.withLock(key, () => this.publish(key, tmp, { size: written.size, etag: written.sha256, type }));
     } catch (err) {
       await writer?.abort();
       await rm(tmp, { force: true }).catch(() => undefined);
@@ -324,19 +326,20 @@ export class EmbeddedStorage implements ObjectStorage {
     }
   }
 
-  private async publish(key: string, tmp: string, size: number, etag: string): Promise<ObjectInfo> {
+  private async publish(key: string, tmp: string, content: { size: number; etag: string; type: string }): Promise<ObjectInfo> {
+    const { size, etag, type } = content;
     const { dir, hash, sidecar } = this.locate(key);
     const rand = randomBytes(8).toString('hex');
     const dataName = `${hash}.${rand}.data`;
     const dataPath = path.join(dir, dataName);
-    const sidecarTmp = path.join(this.tmpDir, `${rand}.json.part`);
+    const sidecarTmp = path.join(this.tmpDir, tempName('json.part'));
     const mtime = this.now().getTime();
     try {
       await mkdir(dir, { recursive: true });
       const old = await this.readSidecar(key).catch(() => null);
       await rename(tmp, dataPath);
       await fsyncDir(dir);
-      const meta: Sidecar = { v: 1, bucket: this.bucket, key, size, etag, mtime, data: dataName };
+      const meta: Sidecar = { v: 1, bucket: this.bucket, key, size, etag, mtime, data: dataName, type };
       const sh = await open(sidecarTmp, 'wx', 0o640);
       try {
         await sh.writeFile(JSON.stringify(meta));
@@ -347,7 +350,7 @@ export class EmbeddedStorage implements ObjectStorage {
       await rename(sidecarTmp, sidecar);
       await fsyncDir(dir);
       if (old && old.meta.data !== dataName) await rm(path.join(dir, old.meta.data), { force: true });
-      return { size, etag, lastModified: new Date(mtime) };
+      return { size, etag, lastModified: new Date(mtime), contentType: type };
     } catch (err) {
       await rm(sidecarTmp, { force: true }).catch(() => undefined);
       // Only remove our data file when the sidecar does not point at it (i.e. publishing did not happen).
@@ -374,53 +377,4 @@ async function fsyncDir(dir: string): Promise<void> {
   } finally {
     await dh.close();
   }
-}
-
-interface CredentialsFile {
-  access_key: string;
-  secret_key: string;
-}
-
-/** Reads `<dataDir>/storage-credentials.json`, creating it (0600, atomically, first writer wins) when missing. */
-export function loadOrCreateCredentials(dataDir: string): SigV4Credentials {
-  const file = path.join(dataDir, CREDENTIALS_FILE);
-  const read = (): SigV4Credentials | null => {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      if (errno(err) === 'ENOENT') return null;
-      throw new Unavailable(`cannot read ${file}: ${(err as Error).message}`);
-    }
-    const parsed = JSON.parse(text) as Partial<CredentialsFile>;
-    if (typeof parsed.access_key !== 'string' || typeof parsed.secret_key !== 'string' || !parsed.access_key || !parsed.secret_key) {
-      throw new Unavailable(`${file} is malformed: expected {"access_key": "...", "secret_key": "..."}`);
-    }
-    return { accessKey: parsed.access_key, secretKey: parsed.secret_key, region: EMBEDDED_REGION };
-  };
-  const existing = read();
-  if (existing) return existing;
-  mkdirSync(dataDir, { recursive: true });
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  const accessKey = 'RIGD' + [...randomBytes(16)].map((b) => alphabet[b & 31]).join('');
-  const secretKey = randomBytes(30).toString('base64url');
-  const content: CredentialsFile = { access_key: accessKey, secret_key: secretKey };
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
-  try {
-    writeSync(fd, JSON.stringify(content, null, 2) + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(tmp, file); // fails when another process got there first; then its file wins
-  } catch (err) {
-    if (errno(err) !== 'EEXIST') throw err;
-  } finally {
-    unlinkSync(tmp);
-  }
-  const created = read();
-  if (!created) throw new Unavailable(`cannot create ${file}`);
-  return created;
 }

@@ -11,6 +11,7 @@ export type S3ErrorCode =
   | 'InvalidObjectName'
   | 'IncompleteBody'
   | 'EntityTooLarge'
+  | 'EntityTooSmall'
   | 'InternalError';
 
 const STATUS: Record<S3ErrorCode, number> = {
@@ -23,6 +24,7 @@ const STATUS: Record<S3ErrorCode, number> = {
   InvalidObjectName: 400,
   IncompleteBody: 400,
   EntityTooLarge: 400,
+  EntityTooSmall: 400,
   InternalError: 500,
 };
 
@@ -36,6 +38,7 @@ const KIND: Record<S3ErrorCode, ErrorKind> = {
   InvalidObjectName: 'invalid',
   IncompleteBody: 'invalid',
   EntityTooLarge: 'too_large',
+  EntityTooSmall: 'invalid',
   InternalError: 'unavailable',
 };
 
