@@ -5,6 +5,7 @@ import { loadOrCreateSecret } from '../services/secrets.ts';
 import { registerErrors } from './ext/errors.ts';
 import { registerHeaders } from './ext/headers.ts';
 import { registerRequestContext } from './ext/request-context.ts';
+import { registerRequestDeadline } from './ext/request-deadline.ts';
 import { registerRequestLog } from './ext/request-log.ts';
 import { registerVpnGuard } from './ext/vpn-guard.ts';
 import { registerAuth } from './plugins/auth.ts';
@@ -40,6 +41,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   });
 
   registerRequestContext(server);
+  registerRequestDeadline(server);
   registerRequestLog(server, opts.log, app.metrics, config.server.trusted_proxies);
   registerVpnGuard(server, config);
   registerErrors(server, opts.log);
