@@ -49,6 +49,8 @@ export interface ReceivedPut {
   contentLength?: number;
   /** The Content-Type header, stored with the object. */
   contentType?: string;
+  /** Aborted when the upload must stop (the connection went idle); the PUT rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 export type UploadedListener = (upload: Upload) => Promise<void> | void;
@@ -195,6 +197,7 @@ export class UploadService {
       const info = await store.putObject(key, body, {
         expectedSize: reserved,
         contentType: put.contentType,
+        signal: put.signal,
         onProgress: (bytes) => this.progress.set(upload.id, bytes),
         // A refused body must not destroy the request's socket: the client still reads its S3
         // error (the route drains the rest).

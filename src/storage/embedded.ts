@@ -57,6 +57,8 @@ export interface PutOptions {
    * HTTP request whose client must read the error). By default the source is destroyed.
    */
   leaveSourceOnError?: boolean;
+  /** Aborting it stops the PUT at once (nothing stored); the PUT rejects with its reason. */
+  signal?: AbortSignal;
   /** The Content-Type the client sent, returned on GET (default application/octet-stream). */
   contentType?: string;
 }
@@ -306,7 +308,7 @@ export class EmbeddedStorage implements ObjectStorage {
         const taken = file.write(chunk);
         onProgress?.(received);
         return taken;
-      });
+      }, opts.signal);
       if (received !== expectedSize) {
         throw new S3Error('IncompleteBody', `The upload has ${received} bytes, not the reserved ${expectedSize}`);
       }

@@ -12,6 +12,7 @@ export type S3ErrorCode =
   | 'IncompleteBody'
   | 'EntityTooLarge'
   | 'EntityTooSmall'
+  | 'RequestTimeout'
   | 'InternalError';
 
 const STATUS: Record<S3ErrorCode, number> = {
@@ -25,6 +26,7 @@ const STATUS: Record<S3ErrorCode, number> = {
   IncompleteBody: 400,
   EntityTooLarge: 400,
   EntityTooSmall: 400,
+  RequestTimeout: 400,
   InternalError: 500,
 };
 
@@ -39,6 +41,7 @@ const KIND: Record<S3ErrorCode, ErrorKind> = {
   IncompleteBody: 'invalid',
   EntityTooLarge: 'too_large',
   EntityTooSmall: 'invalid',
+  RequestTimeout: 'invalid',
   InternalError: 'unavailable',
 };
 

@@ -83,13 +83,13 @@ test('20 stalled PUTs do not hold back a healthy one', async (t) => {
   const reqs = [];
   for (let i = 0; i < 20; i++) {
     const { url } = await reserve(`stalled/${i}.bin`, 5_000_000);
-    reqs.push({ url, mode: 'stall' as const, total: 5_000_000, head: 1000 + i * 333 });
+    reqs.push({ url, mode: 'stall' as const, total: 5_000_000, head: i === 0 ? 0 : 1000 + i * 333 });
   }
   stalled = slowClients(net, 'rig', reqs);
   await stalled.until((e) => e.filter((x) => x.ev === 'sent').length === 20, 20_000);
   // Let the server take in what they sent (each one's bytes sit in the store now).
   await new Promise((r) => setTimeout(r, 500));
-  t.equal(closedOnes(stalled.events).length, 0, '20 connections sent headers and a few bytes, then nothing');
+  t.equal(closedOnes(stalled.events).length, 0, '20 connections sent headers and a few bytes (one none at all), then nothing');
   const body = randomBytes(3 * 1024 * 1024 + 77);
   // Generous bound: the old store waited for ever (every slab held by a stalled connection).
   const status = await putWithCurl('healthy.bin', body, 30);
@@ -107,6 +107,8 @@ test('the stalled PUTs are aborted after the idle timeout and leave nothing behi
   const idle = closed.map((e) => e.idle);
   t.comment(`closed after ${Math.min(...idle)}..${Math.max(...idle)} ms without a byte (idle timeout ${IDLE_S * 1000} ms)`);
   t.ok(idle.every((ms) => ms >= IDLE_S * 1000 - 500), 'none before the idle timeout');
+  const answers = closed.filter((e) => /^HTTP\/1\.1 400 /.test(e.status ?? '') && /<Code>RequestTimeout<\/Code>/.test(e.response ?? ''));
+  t.equal(answers.length, 20, "each was answered 400 with S3's RequestTimeout before the close");
   t.deepEqual(await noPartsWithin(5000), [], 'no temp file left');
   for (let i = 0; i < 20; i++) {
     if ((await s.app.storage.stat(`stalled/${i}.bin`)) !== null) t.fail(`stalled/${i}.bin was stored`);

@@ -57,17 +57,29 @@ function signed(request: Request, store: EmbeddedStorage, method: 'PUT' | 'GET' 
 }
 
 /**
- * Ties the upload to its connection while the handler reads it: when the response goes out or the
- * connection closes first (an idle timeout, a reset, the server answering by itself, a stop), the
- * body is destroyed, so the store lets go of the upload at once (its slab, file and temp file).
+ * Ties the upload to its connection while the handler reads it. No byte for the route's socket
+ * timeout (storage.upload_idle_timeout_s) aborts the upload, which is then answered with S3's
+ * RequestTimeout and the connection closed. When the response goes out or the connection closes
+ * first (a reset, the server answering by itself, a stop), the body is destroyed. Either way the
+ * store lets go of the upload at once: its slab, its file and its temp file.
  */
-function tieToConnection(request: Request, body: Readable): () => void {
-  const res = request.raw.res;
+function tieToConnection(request: Request, body: Readable): { signal: AbortSignal; untie(): void } {
+  const { req, res } = request.raw;
+  const idle = new AbortController();
   const cut = () => {
     if (!body.readableEnded && !body.destroyed) body.destroy();
   };
+  // Listening to the request's 'timeout' keeps Node from destroying the socket, so the answer can go out.
+  const onIdle = () => idle.abort(new S3Error('RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.'));
   res.once('close', cut);
-  return () => res.removeListener('close', cut);
+  req.once('timeout', onIdle);
+  return {
+    signal: idle.signal,
+    untie: () => {
+      res.removeListener('close', cut);
+      req.removeListener('timeout', onIdle);
+    },
+  };
 }
 
 /** What the store needs from the request besides key and body. */
@@ -114,14 +126,15 @@ export function objectRoutes(app: App, store: EmbeddedStorage): ServerRoute[] {
         handler: async (request, h) => {
           const key = String(request.params.key ?? '');
           const body = request.payload as Readable;
-          const untie = tieToConnection(request, body);
+          const { signal, untie } = tieToConnection(request, body);
           try {
             signed(request, store, 'PUT', key);
-            const info = await app.uploads.receive(key, body, putOf(request));
+            const info = await app.uploads.receive(key, body, { ...putOf(request), signal });
             return h.response('').code(200).header('etag', `"${info.etag}"`);
           } catch (err) {
             if (!(err instanceof S3Error)) throw err;
-            const drained = await drain(body);
+            // An idle client is not waited for again: the answer goes out and the connection closes.
+            const drained = err.s3Code !== 'RequestTimeout' && (await drain(body));
             const res = s3Error(h, request, store, key, err);
             return drained ? res : res.header('connection', 'close');
           } finally {
