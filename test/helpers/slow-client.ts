@@ -12,10 +12,12 @@ import type { Hosts } from './netns.ts';
 export interface SlowRequest {
   url: string;
   mode: 'stall' | 'trickle' | 'reset';
-  /** Content-Length sent. */
-  total: number;
+  /** Content-Length sent (none when absent: give a Transfer-Encoding in `headers`). */
+  total?: number;
   /** stall, reset: body bytes sent before stopping. */
   head?: number;
+  /** stall: these bytes (base64) instead of `head` bytes. */
+  raw?: string;
   /** trickle: the body, base64 (its length should be `total`), sent in `pieces` pieces `everyMs` apart. */
   body?: string;
   pieces?: number;
@@ -54,7 +56,8 @@ process.stdin.on('end', () => {
     sock.on('close', () => say({ ev: 'closed', status: got.split('\r\n')[0] || undefined, response: got.slice(0, 2048) }));
     sock.on('connect', () => {
       const extra = Object.entries(r.headers || {}).map(([k, v]) => k + ': ' + v + '\r\n').join('');
-      sock.write('PUT ' + u.pathname + u.search + ' HTTP/1.1\r\nHost: ' + u.host + '\r\nContent-Length: ' + r.total + '\r\n' + extra + '\r\n');
+      const length = r.total === undefined ? '' : 'Content-Length: ' + r.total + '\r\n';
+      sock.write('PUT ' + u.pathname + u.search + ' HTTP/1.1\r\nHost: ' + u.host + '\r\n' + length + extra + '\r\n');
       if (r.mode === 'trickle') {
         const body = Buffer.from(r.body, 'base64');
         const size = Math.ceil(body.length / r.pieces);
@@ -69,7 +72,7 @@ process.stdin.on('end', () => {
         next();
         return;
       }
-      sock.write(Buffer.alloc(r.head || 0, 0x61), () => {
+      sock.write(r.raw ? Buffer.from(r.raw, 'base64') : Buffer.alloc(r.head || 0, 0x61), () => {
         last = Date.now();
         say({ ev: 'sent' });
         if (r.mode === 'reset') setTimeout(() => { sock.resetAndDestroy(); say({ ev: 'reset' }); }, 100);

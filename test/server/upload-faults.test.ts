@@ -143,6 +143,17 @@ test('a PUT whose client resets the connection halfway releases everything at on
   t.equal(await s.app.storage.stat('reset.bin'), null, 'nothing stored');
 });
 
+test('a PUT the server answers by itself (a malformed chunked body) releases everything at once', async (t) => {
+  const { url } = await reserve('malformed.bin', 1_000_000);
+  const raw = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 0x62), Buffer.from('\r\nnot-a-chunk-size\r\n')]);
+  const c = slowClients(net, 'rig', [{ url, mode: 'stall', raw: raw.toString('base64'), headers: { 'transfer-encoding': 'chunked' } }]);
+  const [closed] = closedOnes(await c.until((e) => closedOnes(e).length === 1, 20_000));
+  c.stop();
+  t.match(closed?.status ?? '', /^HTTP\/1\.1 400 /, `answered 400 by the server: ${closed?.status}`);
+  t.deepEqual(await noPartsWithin(3000), [], 'no temp file left (well before any idle timeout)');
+  t.equal(await s.app.storage.stat('malformed.bin'), null, 'nothing stored');
+});
+
 test('afterwards: 20 more uploads succeed, and everything acknowledged is intact', async (t) => {
   const bodies = Array.from({ length: 20 }, (_, i) => randomBytes(100_000 + i * 1000));
   const statuses = await Promise.all(bodies.map((b, i) => putWithCurl(`after/${i}.bin`, b, 60)));
