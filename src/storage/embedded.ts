@@ -2,16 +2,14 @@
  * The embedded object store: objects on local disk under `<data_dir>/objects/`, served by rigd itself
  * (path-style, SigV4-presigned PUT and GET, like MinIO) so that a fresh install needs no other server.
  *
- * Layout, per bucket: `objects/<bucket>/<h[0..2]>/<h>.json` is the sidecar (key, size, etag, mtime and the
- * name of the data file), `<h>.<random>.data` the content, where h = SHA-256 of (bucket, key). Hashing makes
+ * Layout, per bucket: `objects/<bucket>/<h[0..2]>/<h>.json` is the sidecar (key, size, etag, Content-Type,
+ * mtime and the name of the data file; object-records.ts), `<h>.<random>.data` the content, where h = SHA-256 of (bucket, key). Hashing makes
  * every valid S3 key storable (both "a" and "a/b", segments longer than NAME_MAX, any characters).
- * The sidecar is the commit record: a PUT streams into `objects/.tmp/`, fsyncs, renames the data file in,
+ * The sidecar is the commit record: a PUT streams into `objects/.tmp/` (temp-files.ts), fsyncs, renames the data file in,
  * then atomically renames a new sidecar over the old one, fsyncs the directory and only then unlinks the
  * old data file. Readers go through the sidecar, so they see the old object or the new one, never a mix.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { access, constants, mkdir, open, readFile, rename, rm, stat as fsStat, type FileHandle } from 'node:fs/promises';
+import { access, constants, mkdir, open, rm, stat as fsStat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config/schema.ts';
@@ -20,6 +18,7 @@ import { keyProblem, validateKey, validateTtl, type ObjectInfo, type ObjectRef, 
 import { consumeBytes, type ByteSource } from './byte-source.ts';
 import { EMBEDDED_REGION, loadOrCreateCredentials } from './credentials.ts';
 import { ObjectFileWriter, type WrittenFile } from './object-file-writer.ts';
+import { notThere, ObjectRecords } from './object-records.ts';
 import { S3Error } from './s3-error.ts';
 import { presignUrl, verifyPresigned, type QueryInput, type SigV4Credentials } from './sigv4.ts';
 import { sweepOrphans, tempName } from './temp-files.ts';
@@ -69,22 +68,6 @@ export const RESERVATION_PARAM = 'reservation';
 /** What a GET of an object answers with when its PUT named no type (as S3 and MinIO do). */
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
-interface Sidecar {
-  v: 1;
-  bucket: string;
-  key: string;
-  size: number;
-  etag: string;
-  mtime: number;
-  /** File name of the content, in the same directory. */
-  data: string;
-  /** Content-Type given at PUT (absent in sidecars of earlier versions: application/octet-stream). */
-  type?: string;
-}
-
-const NOT_THERE = new Set(['ENOENT', 'ENOTDIR']);
-const errno = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
-
 export function defaultPublicUrl(config: Config): string {
   return config.storage.public_url || `http://${config.vpn.host}:${config.server.port}`;
 }
@@ -101,6 +84,7 @@ export class EmbeddedStorage implements ObjectStorage {
   private readonly base: PublicBase;
   private readonly now: () => Date;
   private creds: SigV4Credentials | undefined;
+  private readonly records: ObjectRecords;
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(config: Config, opts: EmbeddedOptions = {}) {
@@ -110,6 +94,7 @@ export class EmbeddedStorage implements ObjectStorage {
     this.publicUrl = defaultPublicUrl(config).replace(/\/+$/, '');
     this.base = parseBase(this.publicUrl);
     this.now = opts.now ?? (() => new Date());
+    this.records = new ObjectRecords(this.root, this.bucket, this.tmpDir);
   }
 
   /**
@@ -123,12 +108,6 @@ export class EmbeddedStorage implements ObjectStorage {
 
   private get tmpDir(): string {
     return path.join(this.root, '.tmp');
-  }
-
-  private locate(key: string): { dir: string; hash: string; sidecar: string } {
-    const hash = createHash('sha256').update(this.bucket).update('\0').update(key).digest('hex');
-    const dir = path.join(this.root, this.bucket, hash.slice(0, 2));
-    return { dir, hash, sidecar: path.join(dir, `${hash}.json`) };
   }
 
   async ensureBucket(): Promise<void> {
@@ -216,32 +195,9 @@ export class EmbeddedStorage implements ObjectStorage {
     });
   }
 
-  private async readSidecar(key: string): Promise<{ meta: Sidecar; dir: string } | null> {
-    const { dir, sidecar } = this.locate(key);
-    // Most keys a rig asks about are new. A missing sidecar is found with one stat that does not
-    // build an error (an ENOENT from readFile costs more than the rest of a reservation).
-    if (!sidecarMayExist(sidecar)) return null;
-    let text: string;
-    try {
-      text = await readFile(sidecar, 'utf8');
-    } catch (err) {
-      if (NOT_THERE.has(errno(err) ?? '')) return null;
-      throw new Unavailable(`embedded storage: cannot read ${sidecar}: ${(err as Error).message}`);
-    }
-    let meta: Sidecar;
-    try {
-      meta = JSON.parse(text) as Sidecar;
-    } catch {
-      throw new Unavailable(`embedded storage: ${sidecar} is corrupt`);
-    }
-    // A different (bucket, key) with the same SHA-256 is not going to happen; refuse to mix them up anyway.
-    if (meta.key !== key || meta.bucket !== this.bucket) return null;
-    return { meta, dir };
-  }
-
   async stat(key: string): Promise<ObjectInfo | null> {
     validateKey(key);
-    const found = await this.readSidecar(key);
+    const found = await this.records.read(key);
     if (!found) return null;
     const { size, etag, mtime, type } = found.meta;
     return { size, etag, lastModified: new Date(mtime), contentType: type ?? DEFAULT_CONTENT_TYPE };
@@ -251,13 +207,13 @@ export class EmbeddedStorage implements ObjectStorage {
     validateKey(key);
     // A concurrent overwrite may unlink the data file between reading the sidecar and opening: read again.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const found = await this.readSidecar(key);
+      const found = await this.records.read(key);
       if (!found) throw new NotFound('object');
       let fh: FileHandle;
       try {
         fh = await open(path.join(found.dir, found.meta.data), 'r');
       } catch (err) {
-        if (NOT_THERE.has(errno(err) ?? '')) continue;
+        if (notThere(err)) continue;
         throw new Unavailable(`embedded storage: cannot open object: ${(err as Error).message}`);
       }
       return fh.createReadStream({ autoClose: true });
@@ -319,7 +275,7 @@ export class EmbeddedStorage implements ObjectStorage {
         throw new Unavailable(`embedded storage: cannot write: ${(err as Error).message}`);
       }
       const type = opts.contentType || DEFAULT_CONTENT_TYPE;
-      return await this.withLock(key, () => this.publish(key, tmp, { size: written.size, etag: written.sha256, type }));
+      return await this.withLock(key, () => this.records.publish(key, tmp, { size: written.size, etag: written.sha256, type }, this.now().getTime()));
     } catch (err) {
       await writer?.abort();
       await rm(tmp, { force: true }).catch(() => undefined);
@@ -328,55 +284,5 @@ export class EmbeddedStorage implements ObjectStorage {
     }
   }
 
-  private async publish(key: string, tmp: string, content: { size: number; etag: string; type: string }): Promise<ObjectInfo> {
-    const { size, etag, type } = content;
-    const { dir, hash, sidecar } = this.locate(key);
-    const rand = randomBytes(8).toString('hex');
-    const dataName = `${hash}.${rand}.data`;
-    const dataPath = path.join(dir, dataName);
-    const sidecarTmp = path.join(this.tmpDir, tempName('json.part'));
-    const mtime = this.now().getTime();
-    try {
-      await mkdir(dir, { recursive: true });
-      const old = await this.readSidecar(key).catch(() => null);
-      await rename(tmp, dataPath);
-      await fsyncDir(dir);
-      const meta: Sidecar = { v: 1, bucket: this.bucket, key, size, etag, mtime, data: dataName, type };
-      const sh = await open(sidecarTmp, 'wx', 0o640);
-      try {
-        await sh.writeFile(JSON.stringify(meta));
-        await sh.sync();
-      } finally {
-        await sh.close();
-      }
-      await rename(sidecarTmp, sidecar);
-      await fsyncDir(dir);
-      if (old && old.meta.data !== dataName) await rm(path.join(dir, old.meta.data), { force: true });
-      return { size, etag, lastModified: new Date(mtime), contentType: type };
-    } catch (err) {
-      await rm(sidecarTmp, { force: true }).catch(() => undefined);
-      // Only remove our data file when the sidecar does not point at it (i.e. publishing did not happen).
-      const now = await this.readSidecar(key).catch(() => null);
-      if (!now || now.meta.data !== dataName) await rm(dataPath, { force: true }).catch(() => undefined);
-      throw err;
-    }
-  }
-}
 
-/** False only when the path certainly does not exist (any other doubt is left to the read). */
-function sidecarMayExist(file: string): boolean {
-  try {
-    return statSync(file, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return true;
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const dh = await open(dir, 'r');
-  try {
-    await dh.sync();
-  } finally {
-    await dh.close();
-  }
 }
