@@ -61,8 +61,7 @@ export function registerRequestDeadline(server: Server, opts: DeadlineOptions = 
     if (request.route.settings.app?.upload) arriving.delete(request.raw.req);
     return h.continue;
   });
-  // A body that arrived whole no longer needs watching; one still arriving after the answer (a
-  // refused request whose client keeps sending) stays bounded.
+  // A body that arrived whole no longer needs watching; one still arriving after the answer stays bounded.
   server.events.on('response', (request) => {
     if (request.raw.req.complete) arriving.delete(request.raw.req);
   });
