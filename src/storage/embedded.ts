@@ -274,6 +274,7 @@ export class EmbeddedStorage implements ObjectStorage {
       } catch (err) {
         throw new Unavailable(`embedded storage: cannot write: ${(err as Error).message}`);
       }
+      if (written.size !== received) throw new Unavailable(`embedded storage: ${written.size} of ${received} bytes were written`);
       const type = opts.contentType || DEFAULT_CONTENT_TYPE;
       return await this.withLock(key, () => this.records.publish(key, tmp, { size: written.size, etag: written.sha256, type }, this.now().getTime()));
     } catch (err) {

@@ -123,7 +123,9 @@ export class ObjectFileWriter implements SlabHolder {
 
   /** Writes what is left, truncates, fsyncs and closes the file. */
   async finish(): Promise<WrittenFile> {
-    if (this.#tail && this.#slab === null) {
+    // Parked bytes go back into a slab first; the writer may be parked again while it waits for one,
+    // so this repeats until they sit in a slab, which is then handed over in the same turn.
+    while (this.#tail !== null && this.#slab === null) {
       const rest = this.#tail;
       this.#tail = null;
       await this.write(rest);
