@@ -14,7 +14,7 @@ import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const GW = '10.144.120.1';
-const IDLE_S = 4;
+const IDLE_S = 5;
 let net: Hosts;
 let s: TestServer;
 let port = 0;
@@ -96,7 +96,7 @@ test('20 stalled PUTs do not hold back a healthy one', async (t) => {
   t.equal(status, 200, 'the healthy PUT is stored');
   t.equal(sha256((await stored('healthy.bin')) ?? Buffer.alloc(0)), sha256(body), 'whole');
   acknowledged.set('healthy.bin', sha256(body));
-  t.comment(`stalled connections closed by then: ${closedOnes(stalled.events).length} of 20`);
+  t.equal(closedOnes(stalled.events).length, 0, 'and done before the idle timeout ended any stalled one');
 });
 
 test('the stalled PUTs are aborted after the idle timeout and leave nothing behind', async (t) => {
