@@ -29,6 +29,8 @@ export interface Config {
     public_url: string;
     upload_url_ttl: number;
     max_upload_size: number;
+    /** Seconds without a byte after which an upload to the embedded store is aborted. */
+    upload_idle_timeout_s: number;
     minio: {
       endpoint: string;
       port: number;
@@ -97,6 +99,7 @@ export const configSchema = Joi.object<Config>({
     public_url: httpUrl('http://vpn.rigs.internal:3000').allow('').default(''),
     upload_url_ttl: Joi.number().integer().min(1).max(604800).default(900),
     max_upload_size: Joi.number().integer().min(0).max(5 * 1024 ** 3).default(104857600),
+    upload_idle_timeout_s: positiveInt.max(3600).default(60),
     minio: Joi.object({
       endpoint: endpoint().default('127.0.0.1'),
       port: port.min(1).default(9000),

@@ -7,6 +7,7 @@ import { registerErrors } from './ext/errors.ts';
 import { registerHeaders } from './ext/headers.ts';
 import { registerJsonDepth } from './ext/json-depth.ts';
 import { registerRequestContext } from './ext/request-context.ts';
+import { registerRequestDeadline } from './ext/request-deadline.ts';
 import { registerRequestLog } from './ext/request-log.ts';
 import { registerVpnGuard } from './ext/vpn-guard.ts';
 import { registerAuth } from './plugins/auth.ts';
@@ -42,6 +43,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   });
 
   registerRequestContext(server);
+  registerRequestDeadline(server);
   registerRequestLog(server, opts.log, app.metrics.http, config.server.trusted_proxies);
   registerVpnGuard(server, config);
   registerErrors(server, opts.log);

@@ -10,6 +10,11 @@ declare module '@hapi/hapi' {
     errorFormat?: 'json' | 'text' | 'html';
     /** Network guard (ext/vpn-guard.ts): 'rig' = the VPN rule, 'viewer' = VPN or loopback clients. @default none */
     vpn?: VpnMode;
+    /**
+     * A route taking uploads: no total time limit for receiving the request (ext/request-deadline.ts),
+     * its own idle timeout instead. @default false
+     */
+    upload?: boolean;
   }
   interface RequestApplicationState {
     requestId: string;

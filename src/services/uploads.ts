@@ -41,6 +41,18 @@ export interface UploadView {
   completed_at: string | null;
 }
 
+/** What the embedded store's PUT route read off the request, besides the key and the body. */
+export interface ReceivedPut {
+  /** The URL's `reservation` parameter (signed), when it has one. */
+  reservation?: string;
+  /** The Content-Length header, when the body is not chunked. */
+  contentLength?: number;
+  /** The Content-Type header, stored with the object. */
+  contentType?: string;
+  /** Aborted when the upload must stop (the connection went idle); the PUT rejects with its reason. */
+  signal?: AbortSignal;
+}
+
 export type UploadedListener = (upload: Upload) => Promise<void> | void;
 
 interface NewUpload {
@@ -120,11 +132,7 @@ export class UploadService {
   async reserve(query: { key?: unknown; size?: unknown; project?: unknown }, peer: string): Promise<Reservation> {
     const req = parseUploadRequest(query, this.config.storage.max_upload_size);
     const ttl = this.config.storage.upload_url_ttl;
-    const [existing, url, rigId] = await Promise.all([
-      this.storage.stat(req.key),
-      this.storage.presignPut(req.key, ttl),
-      this.rigs.findByVpnAddress(peer),
-    ]);
+    const [existing, rigId] = await Promise.all([this.storage.stat(req.key), this.rigs.findByVpnAddress(peer)]);
     const id = await this.#create.submit({
       rigId,
       peer,
@@ -133,6 +141,8 @@ export class UploadService {
       project: req.project,
       expiresAt: new Date(Date.now() + ttl * 1000),
     });
+    // The URL names its reservation: the embedded store takes only that reservation's size through it.
+    const url = await this.storage.presignPut(req.key, ttl, { reservation: id });
     return {
       success: true,
       url,
@@ -142,31 +152,52 @@ export class UploadService {
     };
   }
 
-  /** The reservation a signed PUT for `key` belongs to: the newest one whose URL is still valid. */
-  async reservationFor(key: string): Promise<Upload | null> {
-    return this.db.models.Upload.findOne({
-      where: { key, url_expires_at: { [Op.gt]: new Date() }, state: { [Op.ne]: 'expired' } },
-      order: [['id', 'DESC']],
-    });
+  /**
+   * The reservation a signed PUT for `key` belongs to, while its URL is valid: the one the URL names,
+   * or (a URL that names none, issued by an earlier version) the newest one, of `size` when given.
+   */
+  async reservationFor(key: string, named?: number, size?: number): Promise<Upload | null> {
+    const live = { key, url_expires_at: { [Op.gt]: new Date() }, state: { [Op.ne]: 'expired' } };
+    const { Upload } = this.db.models;
+    if (named !== undefined) return Upload.findOne({ where: { ...live, id: named } });
+    if (size !== undefined) {
+      const sized = await Upload.findOne({ where: { ...live, expected_size: size }, order: [['id', 'DESC']] });
+      if (sized) return sized;
+    }
+    return Upload.findOne({ where: live, order: [['id', 'DESC']] });
   }
 
   /**
    * The embedded store's PUT: streams `body` into storage, refusing any length but the reserved
-   * size, with progress visible while bytes arrive. The signature was checked by the caller.
+   * size (a Content-Length that says otherwise before a byte is read), with progress visible while
+   * bytes arrive. The signature was checked by the caller.
    */
-  async receive(key: string, body: Readable): Promise<ObjectInfo> {
+  async receive(key: string, body: Readable, put: ReceivedPut = {}): Promise<ObjectInfo> {
     const store = this.storage;
     // The object routes exist only with the embedded store.
     if (store.driver !== 'embedded') throw new Error('receive() needs the embedded store');
-    const upload = await this.reservationFor(key);
+    const named = put.reservation === undefined ? undefined : Number(put.reservation);
+    if (named !== undefined && !Number.isSafeInteger(named)) throw new S3Error('AccessDenied', 'The URL names no valid upload reservation');
+    const upload = await this.reservationFor(key, named, put.contentLength);
     if (!upload) {
-      body.resume();
-      throw new S3Error('AccessDenied', 'No upload is reserved for this key; ask GET /api/v1/rigs/upload first');
+      throw new S3Error(
+        'AccessDenied',
+        named === undefined
+          ? 'No upload is reserved for this key; ask GET /api/v1/rigs/upload first'
+          : 'The upload reservation of this URL has expired; ask GET /api/v1/rigs/upload again',
+      );
+    }
+    const reserved = Number(upload.expected_size);
+    if (put.contentLength !== undefined && put.contentLength !== reserved) {
+      const message = `This URL is for an upload of exactly ${reserved} bytes (the reserved size); the request's Content-Length is ${put.contentLength}`;
+      throw new S3Error(put.contentLength > reserved ? 'EntityTooLarge' : 'EntityTooSmall', message);
     }
     this.progress.set(upload.id, 0);
     try {
       const info = await store.putObject(key, body, {
-        expectedSize: upload.expected_size,
+        expectedSize: reserved,
+        contentType: put.contentType,
+        signal: put.signal,
         onProgress: (bytes) => this.progress.set(upload.id, bytes),
         // A refused body must not destroy the request's socket: the client still reads its S3
         // error (the route drains the rest).

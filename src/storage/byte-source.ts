@@ -23,13 +23,14 @@ const cut = (detail: string) => new S3Error('IncompleteBody', `The upload ended 
  * Reads every chunk of `source` into `sink`, with backpressure. A stream is read with 'data'
  * events (no re-buffering, no copies); when reading stops early, the stream is destroyed, or only
  * paused when `leaveOpenOnError` (its owner still has to answer on it). A source that fails or
- * closes before its end rejects with S3Error IncompleteBody.
+ * closes before its end rejects with S3Error IncompleteBody; an abort of `signal`, with its reason.
  */
-export function consumeBytes(source: ByteSource, leaveOpenOnError: boolean, sink: ChunkSink): Promise<void> {
-  return source instanceof Readable ? consumeStream(source, leaveOpenOnError, sink) : consumeIterable(source, sink);
+export function consumeBytes(source: ByteSource, leaveOpenOnError: boolean, sink: ChunkSink, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return source instanceof Readable ? consumeStream(source, leaveOpenOnError, sink, signal) : consumeIterable(source, sink, signal);
 }
 
-function consumeStream(source: Readable, leaveOpenOnError: boolean, sink: ChunkSink): Promise<void> {
+function consumeStream(source: Readable, leaveOpenOnError: boolean, sink: ChunkSink, signal?: AbortSignal): Promise<void> {
   if (source.readableEnded) return Promise.resolve();
   return new Promise((resolve, reject) => {
     let taking: Promise<void> | undefined;
@@ -40,6 +41,7 @@ function consumeStream(source: Readable, leaveOpenOnError: boolean, sink: ChunkS
       source.removeListener('end', onEnd);
       source.removeListener('error', onError);
       source.removeListener('close', onClose);
+      signal?.removeEventListener('abort', onAbort);
     };
     const stop = (err: unknown) => {
       if (stopped) return;
@@ -82,16 +84,22 @@ function consumeStream(source: Readable, leaveOpenOnError: boolean, sink: ChunkS
     const onClose = () => {
       if (!ended) stop(cut('the connection closed'));
     };
+    const onAbort = () => stop(signal?.reason);
     source.on('data', onData);
     source.once('end', onEnd);
     source.once('error', onError);
     source.once('close', onClose);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
-async function consumeIterable(source: AsyncIterable<unknown>, sink: ChunkSink): Promise<void> {
+async function consumeIterable(source: AsyncIterable<unknown>, sink: ChunkSink, signal?: AbortSignal): Promise<void> {
   const iterator = source[Symbol.asyncIterator]();
   for (;;) {
+    if (signal?.aborted) {
+      await iterator.return?.();
+      throw signal.reason;
+    }
     let step: IteratorResult<unknown>;
     try {
       step = await iterator.next();

@@ -11,12 +11,24 @@ export interface ObjectInfo {
    */
   etag: string;
   lastModified: Date;
+  /** The Content-Type stored with the object, where the driver reports it (the embedded store does). */
+  contentType?: string;
 }
 
 /** Where an object URL points: always the configured bucket, and a key that passed {@link validateKey}. */
 export interface ObjectRef {
   bucket: string;
   key: string;
+}
+
+/** What a signed PUT URL is for, besides its key. */
+export interface PresignPutOptions {
+  /**
+   * Id of the upload reservation the URL is issued for. The embedded store signs it into the URL (query
+   * parameter `reservation`) and accepts a PUT to it only with that reservation's size; MinIO knows no
+   * reservations and leaves it out.
+   */
+  reservation?: number;
 }
 
 /**
@@ -29,7 +41,7 @@ export interface ObjectStorage {
   /** Creates the bucket when it is missing. Idempotent. */
   ensureBucket(): Promise<void>;
   /** A URL for an HTTP PUT of `key`, signed with AWS SigV4 query parameters, valid `ttlSeconds` (1..604800). */
-  presignPut(key: string, ttlSeconds: number): Promise<string>;
+  presignPut(key: string, ttlSeconds: number, opts?: PresignPutOptions): Promise<string>;
   /** A URL for an HTTP GET of `key`, signed like {@link presignPut}. */
   presignGet(key: string, ttlSeconds: number): Promise<string>;
   /** Size, etag and time of `key`, or null when there is no such object. */

@@ -2,34 +2,31 @@
  * The embedded object store: objects on local disk under `<data_dir>/objects/`, served by rigd itself
  * (path-style, SigV4-presigned PUT and GET, like MinIO) so that a fresh install needs no other server.
  *
- * Layout, per bucket: `objects/<bucket>/<h[0..2]>/<h>.json` is the sidecar (key, size, etag, mtime and the
- * name of the data file), `<h>.<random>.data` the content, where h = SHA-256 of (bucket, key). Hashing makes
+ * Layout, per bucket: `objects/<bucket>/<h[0..2]>/<h>.json` is the sidecar (key, size, etag, Content-Type,
+ * mtime and the name of the data file; object-records.ts), `<h>.<random>.data` the content, where h = SHA-256 of (bucket, key). Hashing makes
  * every valid S3 key storable (both "a" and "a/b", segments longer than NAME_MAX, any characters).
- * The sidecar is the commit record: a PUT streams into `objects/.tmp/`, fsyncs, renames the data file in,
+ * The sidecar is the commit record: a PUT streams into `objects/.tmp/` (temp-files.ts), fsyncs, renames the data file in,
  * then atomically renames a new sidecar over the old one, fsyncs the directory and only then unlinks the
  * old data file. Readers go through the sidecar, so they see the old object or the new one, never a mix.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { access, constants, mkdir, open, readdir, readFile, rename, rm, stat as fsStat, type FileHandle } from 'node:fs/promises';
+import { access, constants, mkdir, open, rm, stat as fsStat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config/schema.ts';
 import { DomainError, InvalidInput, NotFound, Unavailable } from '../errors.ts';
-import { keyProblem, validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage } from './contract.ts';
+import { keyProblem, validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage, type PresignPutOptions } from './contract.ts';
 import { consumeBytes, type ByteSource } from './byte-source.ts';
+import { EMBEDDED_REGION, loadOrCreateCredentials } from './credentials.ts';
 import { ObjectFileWriter, type WrittenFile } from './object-file-writer.ts';
+import { notThere, ObjectRecords } from './object-records.ts';
 import { S3Error } from './s3-error.ts';
 import { presignUrl, verifyPresigned, type QueryInput, type SigV4Credentials } from './sigv4.ts';
+import { sweepOrphans, tempName } from './temp-files.ts';
 import { buildObjectUrl, parseBase, parseObjectUrlAgainst, resourcePath, type PublicBase } from './urls.ts';
 
 export { S3Error, renderS3ErrorXml, type S3ErrorCode } from './s3-error.ts';
 
-/** Region the embedded store signs for (any fixed value works; this is MinIO's default). */
-export const EMBEDDED_REGION = 'us-east-1';
-export const CREDENTIALS_FILE = 'storage-credentials.json';
-/** Temp files of PUTs older than this are leftovers of a crash and are removed by ensureBucket. */
-const STALE_TEMP_MS = 24 * 3600 * 1000;
+export { CREDENTIALS_FILE, EMBEDDED_REGION, loadOrCreateCredentials } from './credentials.ts';
 
 export interface EmbeddedOptions {
   /** Clock for signing and verifying URLs (tests inject a fixed one). */
@@ -59,21 +56,17 @@ export interface PutOptions {
    * HTTP request whose client must read the error). By default the source is destroyed.
    */
   leaveSourceOnError?: boolean;
+  /** Aborting it stops the PUT at once (nothing stored); the PUT rejects with its reason. */
+  signal?: AbortSignal;
+  /** The Content-Type the client sent, returned on GET (default application/octet-stream). */
+  contentType?: string;
 }
 
-interface Sidecar {
-  v: 1;
-  bucket: string;
-  key: string;
-  size: number;
-  etag: string;
-  mtime: number;
-  /** File name of the content, in the same directory. */
-  data: string;
-}
+/** Query parameter of a signed PUT URL naming its upload reservation (signed with the rest). */
+export const RESERVATION_PARAM = 'reservation';
 
-const NOT_THERE = new Set(['ENOENT', 'ENOTDIR']);
-const errno = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
+/** What a GET of an object answers with when its PUT named no type (as S3 and MinIO do). */
+export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
 export function defaultPublicUrl(config: Config): string {
   return config.storage.public_url || `http://${config.vpn.host}:${config.server.port}`;
@@ -91,6 +84,7 @@ export class EmbeddedStorage implements ObjectStorage {
   private readonly base: PublicBase;
   private readonly now: () => Date;
   private creds: SigV4Credentials | undefined;
+  private readonly records: ObjectRecords;
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(config: Config, opts: EmbeddedOptions = {}) {
@@ -100,6 +94,7 @@ export class EmbeddedStorage implements ObjectStorage {
     this.publicUrl = defaultPublicUrl(config).replace(/\/+$/, '');
     this.base = parseBase(this.publicUrl);
     this.now = opts.now ?? (() => new Date());
+    this.records = new ObjectRecords(this.root, this.bucket, this.tmpDir);
   }
 
   /**
@@ -115,12 +110,6 @@ export class EmbeddedStorage implements ObjectStorage {
     return path.join(this.root, '.tmp');
   }
 
-  private locate(key: string): { dir: string; hash: string; sidecar: string } {
-    const hash = createHash('sha256').update(this.bucket).update('\0').update(key).digest('hex');
-    const dir = path.join(this.root, this.bucket, hash.slice(0, 2));
-    return { dir, hash, sidecar: path.join(dir, `${hash}.json`) };
-  }
-
   async ensureBucket(): Promise<void> {
     try {
       await mkdir(path.join(this.root, this.bucket), { recursive: true });
@@ -128,18 +117,8 @@ export class EmbeddedStorage implements ObjectStorage {
     } catch (err) {
       throw new Unavailable(`embedded storage: cannot create ${this.root}: ${(err as Error).message}`);
     }
-    await this.sweepTemp();
-  }
-
-  /** Removes temp files that a crashed process left behind (never ones a running PUT may still write). */
-  private async sweepTemp(): Promise<void> {
-    const names = await readdir(this.tmpDir).catch(() => [] as string[]);
-    const cutoff = Date.now() - STALE_TEMP_MS;
-    for (const name of names) {
-      const p = path.join(this.tmpDir, name);
-      const st = await fsStat(p).catch(() => null);
-      if (st && st.mtimeMs < cutoff) await rm(p, { force: true }).catch(() => undefined);
-    }
+    // Leftovers of PUTs whose process is gone (a crash, a kill): never one a live process still writes.
+    await sweepOrphans(this.tmpDir);
   }
 
   async bucketExists(): Promise<boolean> {
@@ -171,15 +150,16 @@ export class EmbeddedStorage implements ObjectStorage {
     return parseObjectUrlAgainst(url, [this.base], this.bucket);
   }
 
-  async presignPut(key: string, ttlSeconds: number): Promise<string> {
-    return this.presign('PUT', key, ttlSeconds);
+  async presignPut(key: string, ttlSeconds: number, opts: PresignPutOptions = {}): Promise<string> {
+    const bound = opts.reservation === undefined ? undefined : { [RESERVATION_PARAM]: String(opts.reservation) };
+    return this.presign('PUT', key, ttlSeconds, bound);
   }
 
   async presignGet(key: string, ttlSeconds: number): Promise<string> {
     return this.presign('GET', key, ttlSeconds);
   }
 
-  private presign(method: 'PUT' | 'GET', key: string, ttlSeconds: number): string {
+  private presign(method: 'PUT' | 'GET', key: string, ttlSeconds: number, query?: Record<string, string>): string {
     validateKey(key);
     validateTtl(ttlSeconds);
     return presignUrl({
@@ -190,6 +170,7 @@ export class EmbeddedStorage implements ObjectStorage {
       credentials: this.credentials,
       date: this.now(),
       expires: ttlSeconds,
+      query,
     });
   }
 
@@ -214,47 +195,25 @@ export class EmbeddedStorage implements ObjectStorage {
     });
   }
 
-  private async readSidecar(key: string): Promise<{ meta: Sidecar; dir: string } | null> {
-    const { dir, sidecar } = this.locate(key);
-    // Most keys a rig asks about are new. A missing sidecar is found with one stat that does not
-    // build an error (an ENOENT from readFile costs more than the rest of a reservation).
-    if (!sidecarMayExist(sidecar)) return null;
-    let text: string;
-    try {
-      text = await readFile(sidecar, 'utf8');
-    } catch (err) {
-      if (NOT_THERE.has(errno(err) ?? '')) return null;
-      throw new Unavailable(`embedded storage: cannot read ${sidecar}: ${(err as Error).message}`);
-    }
-    let meta: Sidecar;
-    try {
-      meta = JSON.parse(text) as Sidecar;
-    } catch {
-      throw new Unavailable(`embedded storage: ${sidecar} is corrupt`);
-    }
-    // A different (bucket, key) with the same SHA-256 is not going to happen; refuse to mix them up anyway.
-    if (meta.key !== key || meta.bucket !== this.bucket) return null;
-    return { meta, dir };
-  }
-
   async stat(key: string): Promise<ObjectInfo | null> {
     validateKey(key);
-    const found = await this.readSidecar(key);
+    const found = await this.records.read(key);
     if (!found) return null;
-    return { size: found.meta.size, etag: found.meta.etag, lastModified: new Date(found.meta.mtime) };
+    const { size, etag, mtime, type } = found.meta;
+    return { size, etag, lastModified: new Date(mtime), contentType: type ?? DEFAULT_CONTENT_TYPE };
   }
 
   async read(key: string): Promise<Readable> {
     validateKey(key);
     // A concurrent overwrite may unlink the data file between reading the sidecar and opening: read again.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const found = await this.readSidecar(key);
+      const found = await this.records.read(key);
       if (!found) throw new NotFound('object');
       let fh: FileHandle;
       try {
         fh = await open(path.join(found.dir, found.meta.data), 'r');
       } catch (err) {
-        if (NOT_THERE.has(errno(err) ?? '')) continue;
+        if (notThere(err)) continue;
         throw new Unavailable(`embedded storage: cannot open object: ${(err as Error).message}`);
       }
       return fh.createReadStream({ autoClose: true });
@@ -288,7 +247,7 @@ export class EmbeddedStorage implements ObjectStorage {
     if (!Number.isSafeInteger(expectedSize) || expectedSize < 0) {
       throw new InvalidInput('expected size must be a whole number of bytes', [{ field: 'size', message: 'must be >= 0' }]);
     }
-    const tmp = path.join(this.tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    const tmp = path.join(this.tmpDir, tempName('part'));
     let writer: ObjectFileWriter | undefined;
     try {
       try {
@@ -305,7 +264,7 @@ export class EmbeddedStorage implements ObjectStorage {
         const taken = file.write(chunk);
         onProgress?.(received);
         return taken;
-      });
+      }, opts.signal);
       if (received !== expectedSize) {
         throw new S3Error('IncompleteBody', `The upload has ${received} bytes, not the reserved ${expectedSize}`);
       }
@@ -315,7 +274,9 @@ export class EmbeddedStorage implements ObjectStorage {
       } catch (err) {
         throw new Unavailable(`embedded storage: cannot write: ${(err as Error).message}`);
       }
-      return await this.withLock(key, () => this.publish(key, tmp, written.size, written.sha256));
+      if (written.size !== received) throw new Unavailable(`embedded storage: ${written.size} of ${received} bytes were written`);
+      const type = opts.contentType || DEFAULT_CONTENT_TYPE;
+      return await this.withLock(key, () => this.records.publish(key, tmp, { size: written.size, etag: written.sha256, type }, this.now().getTime()));
     } catch (err) {
       await writer?.abort();
       await rm(tmp, { force: true }).catch(() => undefined);
@@ -324,103 +285,5 @@ export class EmbeddedStorage implements ObjectStorage {
     }
   }
 
-  private async publish(key: string, tmp: string, size: number, etag: string): Promise<ObjectInfo> {
-    const { dir, hash, sidecar } = this.locate(key);
-    const rand = randomBytes(8).toString('hex');
-    const dataName = `${hash}.${rand}.data`;
-    const dataPath = path.join(dir, dataName);
-    const sidecarTmp = path.join(this.tmpDir, `${rand}.json.part`);
-    const mtime = this.now().getTime();
-    try {
-      await mkdir(dir, { recursive: true });
-      const old = await this.readSidecar(key).catch(() => null);
-      await rename(tmp, dataPath);
-      await fsyncDir(dir);
-      const meta: Sidecar = { v: 1, bucket: this.bucket, key, size, etag, mtime, data: dataName };
-      const sh = await open(sidecarTmp, 'wx', 0o640);
-      try {
-        await sh.writeFile(JSON.stringify(meta));
-        await sh.sync();
-      } finally {
-        await sh.close();
-      }
-      await rename(sidecarTmp, sidecar);
-      await fsyncDir(dir);
-      if (old && old.meta.data !== dataName) await rm(path.join(dir, old.meta.data), { force: true });
-      return { size, etag, lastModified: new Date(mtime) };
-    } catch (err) {
-      await rm(sidecarTmp, { force: true }).catch(() => undefined);
-      // Only remove our data file when the sidecar does not point at it (i.e. publishing did not happen).
-      const now = await this.readSidecar(key).catch(() => null);
-      if (!now || now.meta.data !== dataName) await rm(dataPath, { force: true }).catch(() => undefined);
-      throw err;
-    }
-  }
-}
 
-/** False only when the path certainly does not exist (any other doubt is left to the read). */
-function sidecarMayExist(file: string): boolean {
-  try {
-    return statSync(file, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return true;
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const dh = await open(dir, 'r');
-  try {
-    await dh.sync();
-  } finally {
-    await dh.close();
-  }
-}
-
-interface CredentialsFile {
-  access_key: string;
-  secret_key: string;
-}
-
-/** Reads `<dataDir>/storage-credentials.json`, creating it (0600, atomically, first writer wins) when missing. */
-export function loadOrCreateCredentials(dataDir: string): SigV4Credentials {
-  const file = path.join(dataDir, CREDENTIALS_FILE);
-  const read = (): SigV4Credentials | null => {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      if (errno(err) === 'ENOENT') return null;
-      throw new Unavailable(`cannot read ${file}: ${(err as Error).message}`);
-    }
-    const parsed = JSON.parse(text) as Partial<CredentialsFile>;
-    if (typeof parsed.access_key !== 'string' || typeof parsed.secret_key !== 'string' || !parsed.access_key || !parsed.secret_key) {
-      throw new Unavailable(`${file} is malformed: expected {"access_key": "...", "secret_key": "..."}`);
-    }
-    return { accessKey: parsed.access_key, secretKey: parsed.secret_key, region: EMBEDDED_REGION };
-  };
-  const existing = read();
-  if (existing) return existing;
-  mkdirSync(dataDir, { recursive: true });
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  const accessKey = 'RIGD' + [...randomBytes(16)].map((b) => alphabet[b & 31]).join('');
-  const secretKey = randomBytes(30).toString('base64url');
-  const content: CredentialsFile = { access_key: accessKey, secret_key: secretKey };
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
-  try {
-    writeSync(fd, JSON.stringify(content, null, 2) + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(tmp, file); // fails when another process got there first; then its file wins
-  } catch (err) {
-    if (errno(err) !== 'EEXIST') throw err;
-  } finally {
-    unlinkSync(tmp);
-  }
-  const created = read();
-  if (!created) throw new Unavailable(`cannot create ${file}`);
-  return created;
 }

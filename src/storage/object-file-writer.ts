@@ -5,17 +5,16 @@
  * A large upload therefore costs the event loop one memory copy, and its memory is the arena:
  * when every slab is in flight, write() returns a promise and the caller stops reading its source.
  *
- * Workers are shared by the whole process: up to one per core (at most 4), each serving any number
- * of files, started on demand and stopped after a while without work.
+ * Workers are shared by the whole process (object-file-pool.ts).
+ *
+ * A file whose source goes quiet must not sit on a slab that another upload needs: when a writer
+ * finds no free slab, every other writer holding a partly filled one parks it (the whole blocks go
+ * to the worker, the last partial block, under DIRECT_ALIGN bytes, is copied aside until its file
+ * has bytes again). So a stalled connection holds at most a few KiB of heap, never a slab, and
+ * every write still starts at a block boundary (O_DIRECT keeps working).
  */
-import { availableParallelism } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { SLAB_BYTES, SLABS_PER_WORKER, type FromWorker, type ToWorker, type WorkerSetup } from './object-file-protocol.ts';
-
-// Node has WebAssembly; the compiler's libraries here do not describe it.
-declare const WebAssembly: { Memory: new (d: { initial: number; maximum: number; shared: true }) => { buffer: SharedArrayBuffer } };
+import { DIRECT_ALIGN, SLAB_BYTES, type FromWorker } from './object-file-protocol.ts';
+import { pickWorker, type FileWorker, type SlabHolder } from './object-file-pool.ts';
 
 /** What a finished file holds. */
 export interface WrittenFile {
@@ -34,150 +33,13 @@ export class ObjectFileError extends Error {
   }
 }
 
-/** A worker stops after this long without a file in progress. */
-const IDLE_MS = 30_000;
-const MAX_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
-const SOURCE_EXT = path.extname(fileURLToPath(import.meta.url));
-const WORKER_FILE = new URL(`./object-file-worker${SOURCE_EXT}`, import.meta.url);
-
-function startWorker(options: WorkerOptions): Worker {
-  if (SOURCE_EXT !== '.ts') return new Worker(WORKER_FILE, options);
-  // Running from the TypeScript sources (tests, benchmarks): the worker loads them through tsx too.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_FILE.href)}); })`;
-  return new Worker(boot, { ...options, eval: true });
-}
-
-interface Pending {
-  resolve: (value: FromWorker) => void;
-  reject: (err: Error) => void;
-}
-
-class FileWorker {
-  readonly worker: Worker;
-  readonly arena: Uint8Array;
-  readonly #free: number[] = [];
-  readonly #slabWaiters: Array<() => void> = [];
-  readonly #replies = new Map<number, Pending>();
-  #files = 0;
-  #idle: NodeJS.Timeout | null = null;
-  #dead: Error | null = null;
-
-  constructor(private readonly onExit: (w: FileWorker) => void) {
-    // WebAssembly memory is page-aligned, which O_DIRECT needs; an ArrayBuffer's memory is not.
-    const pages = (SLAB_BYTES * SLABS_PER_WORKER) / 65536;
-    const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
-    this.arena = new Uint8Array(memory.buffer);
-    for (let i = SLABS_PER_WORKER - 1; i >= 0; i--) this.#free.push(i);
-    const setup: WorkerSetup = { arena: memory.buffer };
-    // The worker needs none of this process's Node options (some, like --input-type, would stop it).
-    // Its own heap holds a few small objects per slab: a small young generation keeps it small.
-    this.worker = startWorker({
-      workerData: setup,
-      name: 'rigd object files',
-      execArgv: [],
-      resourceLimits: { maxYoungGenerationSizeMb: 4 },
-    });
-    this.worker.unref();
-    this.worker.on('message', (m: FromWorker) => this.#onMessage(m));
-    this.worker.on('error', (err) => this.#die(err));
-    this.worker.on('exit', (code) => this.#die(new Error(`object file worker exited (${code})`)));
-  }
-
-  get files(): number {
-    return this.#files;
-  }
-
-  #onMessage(m: FromWorker): void {
-    if (m.op === 'free') {
-      this.#free.push(m.slab);
-      this.#slabWaiters.shift()?.();
-      return;
-    }
-    const pending = this.#replies.get(m.id);
-    this.#replies.delete(m.id);
-    pending?.resolve(m);
-  }
-
-  /** Leaves the pool at once (no new file can pick it while it stops), then stops. */
-  #retire(): void {
-    this.#die(new Error('object file worker stopped after being idle'));
-    void this.worker.terminate();
-  }
-
-  #die(err: Error): void {
-    if (this.#dead) return;
-    this.#dead = err;
-    if (this.#idle) clearTimeout(this.#idle);
-    for (const p of this.#replies.values()) p.reject(err);
-    this.#replies.clear();
-    for (const wake of this.#slabWaiters.splice(0)) wake();
-    this.onExit(this);
-  }
-
-  /** Sends `message` and resolves with the worker's reply to the same file. */
-  request(message: ToWorker): Promise<FromWorker> {
-    if (this.#dead) return Promise.reject(this.#dead);
-    return new Promise((resolve, reject) => {
-      this.#replies.set(message.id, { resolve, reject });
-      this.worker.postMessage(message);
-    });
-  }
-
-  send(message: ToWorker): void {
-    if (!this.#dead) this.worker.postMessage(message);
-  }
-
-  /** A free slab now, or null (then wait with {@link slabFreed}). */
-  takeSlab(): number | null {
-    return this.#free.pop() ?? null;
-  }
-
-  returnSlab(slab: number): void {
-    this.#free.push(slab);
-    this.#slabWaiters.shift()?.();
-  }
-
-  slabFreed(): Promise<void> {
-    if (this.#dead) return Promise.reject(this.#dead);
-    return new Promise((resolve) => this.#slabWaiters.push(resolve));
-  }
-
-  begin(): void {
-    this.#files++;
-    if (this.#idle) clearTimeout(this.#idle);
-    this.#idle = null;
-    // Keeps the process alive while a file is in progress (a worker alone does not).
-    this.worker.ref();
-  }
-
-  end(): void {
-    this.#files--;
-    if (this.#files > 0) return;
-    this.worker.unref();
-    this.#idle = setTimeout(() => this.#retire(), IDLE_MS);
-    this.#idle.unref();
-  }
-}
-
-const workers: FileWorker[] = [];
 let nextId = 1;
 
-/** The least busy worker, starting another while every one has work and there is room. */
-function pickWorker(): FileWorker {
-  const least = workers.reduce<FileWorker | null>((a, w) => (a === null || w.files < a.files ? w : a), null);
-  if (least && (least.files === 0 || workers.length >= MAX_WORKERS)) return least;
-  const w = new FileWorker((dead) => {
-    const i = workers.indexOf(dead);
-    if (i >= 0) workers.splice(i, 1);
-  });
-  workers.push(w);
-  return w;
-}
-
-export class ObjectFileWriter {
+export class ObjectFileWriter implements SlabHolder {
   #slab: number | null = null;
   #filled = 0;
+  /** The last partial block of a parked slab, until the file has bytes again. */
+  #tail: Uint8Array | null = null;
   #closed = false;
 
   private constructor(
@@ -207,12 +69,18 @@ export class ObjectFileWriter {
    * they are (a slab had to come back from the worker first): await it before the next write.
    */
   write(bytes: Uint8Array): Promise<void> | undefined {
+    if (this.#closed) return undefined;
     let offset = 0;
     while (offset < bytes.length) {
       if (this.#slab === null) {
-        this.#slab = this.w.takeSlab();
+        this.#slab = this.w.takeSlab(this);
         if (this.#slab === null) return this.#writeLater(bytes.subarray(offset));
         this.#filled = 0;
+        if (this.#tail) {
+          this.w.arena.set(this.#tail, this.#slab * SLAB_BYTES);
+          this.#filled = this.#tail.length;
+          this.#tail = null;
+        }
       }
       const n = Math.min(bytes.length - offset, SLAB_BYTES - this.#filled);
       this.w.arena.set(bytes.subarray(offset, offset + n), this.#slab * SLAB_BYTES + this.#filled);
@@ -225,6 +93,8 @@ export class ObjectFileWriter {
 
   async #writeLater(rest: Uint8Array): Promise<void> {
     await this.w.slabFreed();
+    // Aborted meanwhile: the slab that woke this writer goes to the next one waiting.
+    if (this.#closed) return this.w.passOn();
     await this.write(rest);
   }
 
@@ -232,12 +102,34 @@ export class ObjectFileWriter {
     if (this.#slab === null) return;
     if (this.#filled > 0) this.w.send({ op: 'write', id: this.id, slab: this.#slab, length: this.#filled });
     else this.w.returnSlab(this.#slab);
+    this.w.released(this);
     this.#slab = null;
     this.#filled = 0;
   }
 
+  /** Gives the slab back: its whole blocks are written, the rest is kept aside (see the top of this file). */
+  park(): void {
+    if (this.#slab === null) return;
+    const slab = this.#slab;
+    const whole = this.#filled - (this.#filled % DIRECT_ALIGN);
+    const start = slab * SLAB_BYTES;
+    this.#tail = whole < this.#filled ? this.w.arena.slice(start + whole, start + this.#filled) : null;
+    this.#slab = null;
+    this.#filled = 0;
+    this.w.released(this);
+    if (whole > 0) this.w.send({ op: 'write', id: this.id, slab, length: whole });
+    else this.w.returnSlab(slab);
+  }
+
   /** Writes what is left, truncates, fsyncs and closes the file. */
   async finish(): Promise<WrittenFile> {
+    // Parked bytes go back into a slab first; the writer may be parked again while it waits for one,
+    // so this repeats until they sit in a slab, which is then handed over in the same turn.
+    while (this.#tail !== null && this.#slab === null) {
+      const rest = this.#tail;
+      this.#tail = null;
+      await this.write(rest);
+    }
     this.#hand();
     const reply = await this.#end('finish');
     if (reply.op !== 'done') throw replyError(reply);
@@ -248,7 +140,9 @@ export class ObjectFileWriter {
   async abort(): Promise<void> {
     if (this.#closed) return;
     if (this.#slab !== null) this.w.returnSlab(this.#slab);
+    this.w.released(this);
     this.#slab = null;
+    this.#tail = null;
     await this.#end('abort').catch(() => undefined);
   }
 

@@ -11,6 +11,8 @@ export type S3ErrorCode =
   | 'InvalidObjectName'
   | 'IncompleteBody'
   | 'EntityTooLarge'
+  | 'EntityTooSmall'
+  | 'RequestTimeout'
   | 'InternalError';
 
 const STATUS: Record<S3ErrorCode, number> = {
@@ -23,6 +25,8 @@ const STATUS: Record<S3ErrorCode, number> = {
   InvalidObjectName: 400,
   IncompleteBody: 400,
   EntityTooLarge: 400,
+  EntityTooSmall: 400,
+  RequestTimeout: 400,
   InternalError: 500,
 };
 
@@ -36,6 +40,8 @@ const KIND: Record<S3ErrorCode, ErrorKind> = {
   InvalidObjectName: 'invalid',
   IncompleteBody: 'invalid',
   EntityTooLarge: 'too_large',
+  EntityTooSmall: 'invalid',
+  RequestTimeout: 'invalid',
   InternalError: 'unavailable',
 };
 

@@ -94,6 +94,58 @@ test('many files at once (more than workers and slabs) each come out whole', asy
   });
 });
 
+test('writers whose source went quiet do not hold slabs: a new file goes through, the quiet ones finish whole', async (t) => {
+  // More quiet files than there are slabs in the whole pool (at most 4 workers of SLABS_PER_WORKER):
+  // each wrote a few bytes, then nothing. Without parking, the new file waits for ever.
+  const quiet = await Promise.all(Array.from({ length: 4 * SLABS_PER_WORKER + 3 }, (_, i) => ObjectFileWriter.create(path.join(tmp.dir, `quiet${i}.part`))));
+  const heads = quiet.map((_, i) => randomBytes(5000 + i * 10));
+  for (const [i, w] of quiet.entries()) await w.write(heads[i]!);
+  const body = randomBytes(3 * SLAB_BYTES + 17);
+  const busy = await Promise.race([
+    writeFile(tmp.dir, body, 65536),
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000).unref()),
+  ]);
+  t.ok(busy, 'a new file is written while the quiet ones still hold their first bytes');
+  if (busy) t.ok(readFileSync(busy.file).equals(body), 'and comes out whole');
+  // The quiet ones wake up: their parked bytes come first, then the rest, still with O_DIRECT.
+  const tails = quiet.map(() => randomBytes(SLAB_BYTES + 3));
+  const results = await Promise.all(
+    quiet.map(async (w, i) => {
+      await w.write(tails[i]!);
+      return { direct: w.direct, written: await w.finish() };
+    }),
+  );
+  results.forEach((r, i) => {
+    const whole = Buffer.concat([heads[i]!, tails[i]!]);
+    const file = path.join(tmp.dir, `quiet${i}.part`);
+    t.ok(readFileSync(file).equals(whole) && r.written.sha256 === sha256(whole), `quiet file ${i}: same content and SHA-256`);
+    t.ok(r.direct, `quiet file ${i}: O_DIRECT kept`);
+  });
+});
+
+test('more writers than slabs, pausing and finishing at random: every file comes out whole', async (t) => {
+  // Slabs get parked and taken back all the time here, including while files finish.
+  let seed = 7;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+  const bodies = Array.from({ length: 4 * SLABS_PER_WORKER + 10 }, (_, i) => randomBytes(200_000 + i * 3001));
+  const results = await Promise.all(
+    bodies.map(async (body, i) => {
+      const file = path.join(tmp.dir, `busy${i}.part`);
+      const w = await ObjectFileWriter.create(file);
+      for (let at = 0; at < body.length; ) {
+        const n = 1 + rand(40_000);
+        await w.write(body.subarray(at, at + n));
+        at += n;
+        if (rand(3) === 0) await new Promise((r) => setTimeout(r, rand(5)));
+        else await new Promise((r) => setImmediate(r));
+      }
+      return { file, written: await w.finish() };
+    }),
+  );
+  const bad = results.filter((r, i) => !readFileSync(r.file).equals(bodies[i]!) || r.written.sha256 !== sha256(bodies[i]!));
+  t.equal(bad.length, 0, `${results.length} files: same content and SHA-256 (${bad.length} differ)`);
+});
+
 test('abort removes the file', async (t) => {
   const file = path.join(tmp.dir, 'aborted.part');
   const writer = await ObjectFileWriter.create(file);
