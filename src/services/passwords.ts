@@ -25,14 +25,17 @@ async function bcrypt(): Promise<typeof import('bcrypt')> {
   return bcryptModule;
 }
 
+/** As the config's defaults; a wait is bounded well inside the server's 120 s socket timeout. */
+const DEFAULT_LIMITS: HashPoolLimits = { concurrency: 2, maxQueued: 200, maxWaitMs: 60_000 };
+
 export class Passwords {
   readonly #cost: number;
   readonly #pool: HashPool;
   #dummy: Promise<string> | null = null;
 
-  constructor(cost: number, limits: HashPoolLimits = { concurrency: 2, maxQueued: 200 }) {
+  constructor(cost: number, limits: Partial<HashPoolLimits> = {}) {
     this.#cost = cost;
-    this.#pool = new HashPool(limits);
+    this.#pool = new HashPool({ ...DEFAULT_LIMITS, ...limits });
   }
 
   async hash(password: string): Promise<string> {
