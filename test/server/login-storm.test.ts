@@ -11,10 +11,11 @@ const FORM = { host: '127.0.0.1', 'content-type': 'application/x-www-form-urlenc
 
 test('rig reports are answered and stored all through a storm of 150 logins for distinct names', async (t) => {
   // A real work factor: the storm lasts seconds. Uncapped, bcrypt fills libuv's queue and a report
-  // waits behind most of the storm (measured: one report waited while 99 of 150 logins were answered).
+  // waits behind much of the storm (measured: single reports waited while 48 to 99 of the 150
+  // logins were answered; with the pool, at most 20).
   const s = await startServer({
     vpn: { cidr: '127.0.0.0/8' },
-    auth: { bcrypt_cost: 8, max_failures_per_login: 1000, max_failures_per_client: 1000 },
+    auth: { bcrypt_cost: 9, max_failures_per_login: 1000, max_failures_per_client: 1000 },
   });
   try {
     const { RigReport } = s.app.db.models;
@@ -45,7 +46,7 @@ test('rig reports are answered and stored all through a storm of 150 logins for 
     t.ok(sent >= 5, `the reports ran all through the storm (${sent} of them)`);
     t.ok(slowestMs < 10_000, `every report finished within 10 s (slowest ${slowestMs} ms)`);
     const most = Math.max(...waited);
-    t.ok(most < STORM / 4, `no report waited for the storm: at most ${most} of ${STORM} logins were answered while one report was in flight`);
+    t.ok(most < STORM / 5, `no report waited for the storm: at most ${most} of ${STORM} logins were answered while one report was in flight`);
     const answers: HttpResponse[] = await Promise.all(logins);
     t.deepEqual(
       [...new Set(answers.map((r) => `${r.status} ${r.json().error?.code}`))],
