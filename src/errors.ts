@@ -78,8 +78,9 @@ export class Throttled extends DomainError {
     message: string,
     /** Seconds until a retry may succeed. */
     readonly retryAfterS: number,
+    code = 'too_many_requests',
   ) {
-    super('throttled', 'too_many_requests', message);
+    super('throttled', code, message);
   }
 }
 

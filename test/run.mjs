@@ -28,7 +28,9 @@ function runFile(file) {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, FORCE_COLOR: '0' },
+      // As bin/rigd does: the in-process servers of the tests get the same thread pool as `rigd serve`
+      // (libuv sizes it before a test file's first line runs, so only the parent can set it).
+      env: { UV_THREADPOOL_SIZE: '16', ...process.env, FORCE_COLOR: '0' },
     });
     let buf = '';
     let filePassed = 0;

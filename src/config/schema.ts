@@ -66,6 +66,10 @@ export interface Config {
     max_failures_per_client: number;
     /** Length of the failed-login window, in seconds. */
     failure_window_s: number;
+    /** bcrypt operations running at once; the rest of libuv's thread pool stays free for the database. */
+    hash_concurrency: number;
+    /** Logins (password hashes) allowed to wait for the pool; past this, 429 login_busy with Retry-After. */
+    max_queued_hashes: number;
   };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
@@ -130,6 +134,8 @@ export const configSchema = Joi.object<Config>({
     max_failures_per_login: positiveInt.max(1_000_000).default(10),
     max_failures_per_client: positiveInt.max(1_000_000).default(30),
     failure_window_s: positiveInt.max(30 * 86400).default(900),
+    hash_concurrency: positiveInt.max(16).default(2),
+    max_queued_hashes: positiveInt.max(100_000).default(200),
   }).default(),
   log: Joi.object({
     level: Joi.string().valid('debug', 'info', 'warn', 'error', 'silent').default('info'),

@@ -29,6 +29,8 @@ export interface App {
   db: Database;
   storage: Storage;
   users: UserService;
+  /** Password hashing on its bounded pool (its counters show what reached bcrypt). */
+  passwords: Passwords;
   sessions: SessionService;
   rigs: RigService;
   uploads: UploadService;
@@ -61,7 +63,10 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     throw err;
   }
   const metrics = opts.metrics === false ? noMetrics : new (await import('./metrics/index.ts')).Metrics(db, config);
-  const passwords = new Passwords(config.auth.bcrypt_cost);
+  const passwords = new Passwords(config.auth.bcrypt_cost, {
+    concurrency: config.auth.hash_concurrency,
+    maxQueued: config.auth.max_queued_hashes,
+  });
   const users = new UserService(db, passwords);
   const throttle = new LoginThrottle({
     perLogin: config.auth.max_failures_per_login,
@@ -89,6 +94,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     db,
     storage,
     users,
+    passwords,
     sessions,
     rigs,
     uploads,

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { Throttled } from '../errors.ts';
 
 export interface ThrottleLimits {
@@ -10,9 +11,26 @@ export interface ThrottleLimits {
 const MAX_KEYS = 10_000;
 
 /**
- * Counts failed logins per login name and per client address in a sliding window.
- * Kept in memory: one rigd process serves the gateway, and a restart forgetting failures
- * only gives an attacker one more window.
+ * One attempt, counted against its login and its client from the moment it was reserved, before
+ * the password is hashed. Exactly one of the three ends it.
+ */
+export interface Reservation {
+  /** The password was wrong: the attempt stays counted as a failure. */
+  fail(): void;
+  /** The password was right: this attempt is no failure, and the login's failures are forgotten. */
+  succeed(): void;
+  /** No verdict (the hash pool was full, the database failed): the attempt is not counted. */
+  release(): void;
+}
+
+/**
+ * Counts login attempts per login key and per client key in a sliding window. An attempt is
+ * reserved (counted) before its password is hashed, in one synchronous step with the check, so
+ * concurrent attempts cannot all pass a check made before any of them failed: at most `perLogin`
+ * attempts per login and `perClient` per client reach the hash per window. A right password
+ * takes its attempt back.
+ * Kept in memory: one rigd process serves the gateway, and a restart forgetting failures only
+ * gives an attacker one more window.
  */
 export class LoginThrottle {
   readonly #byLogin = new Map<string, number[]>();
@@ -23,27 +41,46 @@ export class LoginThrottle {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Throws Throttled when either the login or the client has too many recent failures. */
-  check(login: string, client: string): void {
+  /** Throws Throttled when the client is at its limit (cheap, reserves nothing). */
+  checkClient(client: string): void {
     const t = this.now();
-    const wait = Math.max(
-      this.#wait(this.#byLogin, login.toLowerCase(), this.limits.perLogin, t),
-      this.#wait(this.#byClient, client, this.limits.perClient, t),
+    this.#refuse(this.#wait(this.#byClient, client, this.limits.perClient, t));
+  }
+
+  /** Throws Throttled when the login or the client is at its limit; otherwise counts the attempt. */
+  reserve(login: string, client: string): Reservation {
+    const t = this.now();
+    this.#refuse(
+      Math.max(
+        this.#wait(this.#byLogin, login, this.limits.perLogin, t),
+        this.#wait(this.#byClient, client, this.limits.perClient, t),
+      ),
     );
-    if (wait > 0) {
-      const seconds = Math.ceil(wait / 1000);
-      throw new Throttled(`too many failed logins; try again in ${seconds} s`, seconds);
-    }
-  }
-
-  fail(login: string, client: string): void {
-    const t = this.now();
-    this.#push(this.#byLogin, login.toLowerCase(), t);
+    this.#push(this.#byLogin, login, t);
     this.#push(this.#byClient, client, t);
+    let open = true;
+    const end = (fn: () => void) => () => {
+      if (!open) return;
+      open = false;
+      fn();
+    };
+    return {
+      fail: end(() => undefined),
+      succeed: end(() => {
+        this.#byLogin.delete(login);
+        this.#take(this.#byClient, client, t);
+      }),
+      release: end(() => {
+        this.#take(this.#byLogin, login, t);
+        this.#take(this.#byClient, client, t);
+      }),
+    };
   }
 
-  succeed(login: string): void {
-    this.#byLogin.delete(login.toLowerCase());
+  #refuse(waitMs: number): void {
+    if (waitMs <= 0) return;
+    const seconds = Math.ceil(waitMs / 1000);
+    throw new Throttled(`too many failed logins; try again in ${seconds} s`, seconds);
   }
 
   #recent(map: Map<string, number[]>, key: string, t: number): number[] {
@@ -56,7 +93,7 @@ export class LoginThrottle {
   #wait(map: Map<string, number[]>, key: string, limit: number, t: number): number {
     const list = this.#recent(map, key, t);
     if (list.length < limit) return 0;
-    return list[list.length - limit] + this.limits.windowMs - t;
+    return Math.max(1, list[list.length - limit] + this.limits.windowMs - t);
   }
 
   #push(map: Map<string, number[]>, key: string, t: number): void {
@@ -66,4 +103,25 @@ export class LoginThrottle {
     map.set(key, list);
     if (map.size > MAX_KEYS) map.delete(map.keys().next().value as string);
   }
+
+  /** Takes one attempt made at `t` back (it may already have left the window). */
+  #take(map: Map<string, number[]>, key: string, t: number): void {
+    const list = map.get(key);
+    const at = list?.lastIndexOf(t) ?? -1;
+    if (!list || at < 0) return;
+    list.splice(at, 1);
+    if (!list.length) map.delete(key);
+  }
+}
+
+/**
+ * The throttle's key for a client address: IPv4 as is, IPv6 by its /64 (one host usually holds a
+ * whole /64, so counting single addresses would give it billions of fresh keys).
+ */
+export function throttleClientKey(address: string): string {
+  const addr = ipaddr.isValid(address) ? ipaddr.process(address) : null;
+  if (!addr) return `peer:${address}`;
+  if (addr.kind() === 'ipv4') return addr.toString();
+  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
 }

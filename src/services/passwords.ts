@@ -1,4 +1,5 @@
 import { InvalidInput } from '../errors.ts';
+import { HashPool, type HashPoolLimits, type HashPoolStats } from './hash-pool.ts';
 
 /** bcrypt reads at most 72 bytes; a longer password would be silently cut, so it is refused. */
 export const MAX_PASSWORD_BYTES = 72;
@@ -24,29 +25,46 @@ async function bcrypt(): Promise<typeof import('bcrypt')> {
   return bcryptModule;
 }
 
+/** As the config's defaults; a wait is bounded well inside the server's 120 s socket timeout. */
+const DEFAULT_LIMITS: HashPoolLimits = { concurrency: 2, maxQueued: 200, maxWaitMs: 60_000 };
+
 export class Passwords {
   readonly #cost: number;
+  readonly #pool: HashPool;
   #dummy: Promise<string> | null = null;
 
-  constructor(cost: number) {
+  constructor(cost: number, limits: Partial<HashPoolLimits> = {}) {
     this.#cost = cost;
+    this.#pool = new HashPool({ ...DEFAULT_LIMITS, ...limits });
   }
 
   async hash(password: string): Promise<string> {
     checkPasswordRules(password);
-    return (await bcrypt()).hash(password, this.#cost);
+    const b = await bcrypt();
+    return this.#pool.run(() => b.hash(password, this.#cost));
   }
 
   /** Compares in bcrypt's constant time; a password over 72 bytes never matches. */
   async verify(password: string, hash: string): Promise<boolean> {
     if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return this.burn().then(() => false);
-    return (await bcrypt()).compare(password, hash);
+    const b = await bcrypt();
+    return this.#pool.run(() => b.compare(password, hash));
   }
 
   /** Spends the time of one verification, so an unknown user looks like a wrong password. */
   async burn(): Promise<void> {
     const b = await bcrypt();
-    this.#dummy ??= b.hash('rigd-timing-equaliser', this.#cost);
-    await b.compare('not-the-password', await this.#dummy);
+    // Made once, in its own turn on the pool (a task waiting on another task could hold every slot).
+    this.#dummy ??= this.#pool.run(() => b.hash('rigd-timing-equaliser', this.#cost));
+    const dummy = await this.#dummy.catch((err: unknown) => {
+      this.#dummy = null;
+      throw err;
+    });
+    await this.#pool.run(() => b.compare('not-the-password', dummy));
+  }
+
+  /** bcrypt operations started, refused, running and waiting (the pool's counters). */
+  stats(): HashPoolStats {
+    return this.#pool.stats();
   }
 }

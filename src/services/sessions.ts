@@ -1,7 +1,7 @@
 import type { Database } from '../db/index.ts';
 import type { Session, User } from '../db/models/index.ts';
 import { Unauthenticated } from '../errors.ts';
-import type { LoginThrottle } from './login-throttle.ts';
+import { throttleClientKey, type LoginThrottle } from './login-throttle.ts';
 import type { Passwords } from './passwords.ts';
 import { newToken, tokenDigest } from './tokens.ts';
 import { toPublicUser, type PublicUser, type UserService } from './users.ts';
@@ -25,18 +25,28 @@ export class SessionService {
   ) {}
 
   /**
-   * Checks a login (username or email) and password and opens a session.
-   * An unknown user and a wrong password give the same error after the same work.
+   * Checks a login (username or email) and password and opens a session. `client` is the client's
+   * address (as the VPN rule sees it). An unknown user and a wrong password give the same error
+   * after the same work. The attempt is counted before the password is hashed (see LoginThrottle):
+   * per user, whichever name the body gives, and per client.
    */
   async login(login: string, password: string, client: string): Promise<{ token: string; user: PublicUser; expiresAt: Date }> {
-    this.throttle.check(login, client);
+    const clientKey = throttleClientKey(client);
+    this.throttle.checkClient(clientKey);
     const user = await this.users.findByLogin(login);
-    const ok = user ? await this.passwords.verify(password, user.password_hash) : await this.passwords.burn().then(() => false);
+    const attempt = this.throttle.reserve(user ? `user:${user.id}` : `name:${login.toLowerCase()}`, clientKey);
+    let ok: boolean;
+    try {
+      ok = user ? await this.passwords.verify(password, user.password_hash) : await this.passwords.burn().then(() => false);
+    } catch (err) {
+      attempt.release();
+      throw err;
+    }
     if (!user || !ok) {
-      this.throttle.fail(login, client);
+      attempt.fail();
       throw new Unauthenticated('invalid_credentials', 'wrong login or password');
     }
-    this.throttle.succeed(login);
+    attempt.succeed();
     const token = newToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);

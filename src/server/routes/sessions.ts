@@ -1,6 +1,8 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { App } from '../../services/app.ts';
+import { InvalidInput } from '../../errors.ts';
+import { clientAddress, parseCidrs } from '../client-address.ts';
 import { TOKEN_COOKIE } from '../plugins/auth.ts';
 import { authOf } from '../types.ts';
 
@@ -21,6 +23,7 @@ interface LoginPayload {
 }
 
 export function sessionRoutes(app: App): ServerRoute[] {
+  const trusted = parseCidrs(app.config.server.trusted_proxies);
   return [
     {
       method: 'POST',
@@ -31,7 +34,10 @@ export function sessionRoutes(app: App): ServerRoute[] {
         handler: async (request) => {
           const body = request.payload as LoginPayload;
           const login = (body.login ?? body.email ?? body.username) as string;
-          const { token, user } = await app.metrics.logins.count(() => app.sessions.login(login, body.password, request.info.remoteAddress));
+          // Failed logins are counted per client as the VPN rule sees it (X-Forwarded-For only from a trusted proxy).
+          const client = clientAddress(request, trusted);
+          if (!client) throw new InvalidInput('the client address is unknown');
+          const { token, user } = await app.metrics.logins.count(() => app.sessions.login(login, body.password, client.toString()));
           return {
             token,
             data: {
