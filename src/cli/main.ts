@@ -66,7 +66,7 @@ export function buildProgram(): Command {
     .option('--status <status>', 'only rigs with this status: online, stale or offline')
     .option('--branch <branch>', 'only rigs on this software branch')
     .option('--sort <order>', 'id (natural order) or last-seen (most recent first)', 'id')
-    .option('-w, --watch', 'a live table on the terminal (q quits); prints once without a terminal')
+    .option('-w, --watch', 'a live table on the terminal (q quits); with --json: NDJSON change events until interrupted')
     .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/rigs.ts'), (m) => m.rigsCommand));
 
@@ -75,7 +75,7 @@ export function buildProgram(): Command {
     .option('--json', 'JSON only')
     .option('--state <state>', 'only uploads in this state: reserved, uploaded or expired')
     .option('--limit <n>', 'how many (default 50)')
-    .option('-w, --watch', 'a live view with a progress bar per upload (q quits); prints once without a terminal')
+    .option('-w, --watch', 'a live view with a progress bar per upload (q quits); with --json: NDJSON change events')
     .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/uploads.ts'), (m) => m.uploadsCommand));
 
@@ -86,7 +86,7 @@ export function buildProgram(): Command {
     .option('--rig <id>', 'only captures of this rig')
     .option('--project <slug>', 'only captures of this project')
     .option('--limit <n>', 'how many (default 50)')
-    .option('-w, --watch', 'a live view of ingestion with a progress bar per download (q quits); prints once without a terminal')
+    .option('-w, --watch', 'a live view of ingestion with a progress bar per download (q quits); with --json: NDJSON change events')
     .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/captures.ts'), (m) => m.capturesCommand));
 
