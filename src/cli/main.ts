@@ -98,7 +98,7 @@ export function buildProgram(): Command {
     .action(lazy(() => import('./commands/ingest.ts'), (m) => m.ingestCommand));
 
   sub('doctor')
-    .description('check the install: config, data_dir, database, storage, bucket, webhook wiring, VPN address')
+    .description('check the install (read-only): config, data_dir, data files, database, storage, bucket, webhook wiring, VPN address, free space, server, upload host')
     .option('--json', 'JSON only')
     .action(lazy(() => import('./commands/doctor.ts'), (m) => m.doctorCommand));
 

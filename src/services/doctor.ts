@@ -5,7 +5,8 @@
  */
 import { loadConfig, type LoadOptions } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { checkDataDir, checkVpnInterface } from './doctor-host.ts';
+import { checkDataDir, checkDiskSpace, checkVpnInterface } from './doctor-host.ts';
+import { checkServer, checkUploadHost } from './doctor-network.ts';
 import { checkDatabase } from './doctor-database.ts';
 import { checkDataFiles } from './doctor-files.ts';
 import { dataDirOwner, handOver } from './data-files.ts';
@@ -47,5 +48,7 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     handOver(config.data_dir, owner, { createdSince: started });
   }
   checks.push(checkVpnInterface(config.vpn.cidr));
+  checks.push(await checkDiskSpace(config.data_dir, config.server.min_free_mb));
+  checks.push(...(await Promise.all([checkServer(config.server), checkUploadHost(config)])));
   return { ok: !checks.some((c) => c.status === 'fail'), config_file: file, checks };
 }
