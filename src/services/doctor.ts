@@ -1,7 +1,7 @@
 /**
  * `rigd doctor`: checks an install the way an operator would, one finding per check, each failure
- * with the fix to apply. It creates no database and no bucket (the embedded store's ping may create its
- * objects/ directory, as any command would).
+ * with the fix to apply. It changes nothing in data_dir (test/cli/doctor-readonly.test.ts): it asks
+ * with access(2), reads the database read-only, and sets up no store, bucket or credentials.
  */
 import { loadConfig, type LoadOptions } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
