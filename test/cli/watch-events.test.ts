@@ -71,3 +71,21 @@ test('diffCaptures: appeared, state changed; progress alone is no event', (t) =>
   t.deepEqual(events.map((e) => [e.event, e.capture.id, 'previous_state' in e ? e.previous_state : null]), [['capture_state_changed', 1, 'queued']]);
   t.end();
 });
+
+test('followJson: whole lines, a failed poll keeps the last good snapshot, abort ends it', async (t) => {
+  const { followJson } = await import('../../src/cli/follow-json.ts');
+  const a = rig('rig1', 'online', '2026-11-23T07:59:00Z');
+  const b = rig('rig2', 'online', '2026-11-23T07:59:30Z');
+  const polls: (() => RigView[])[] = [() => [a], () => { throw new Error('database is locked'); }, () => [a, b]];
+  const lines: string[] = [];
+  const controller = new AbortController();
+  let n = 0;
+  const load = async () => {
+    const poll = polls[Math.min(n++, polls.length - 1)];
+    if (n > polls.length) controller.abort();
+    return poll();
+  };
+  await followJson({ load, diff: diffRigs, intervalMs: 5, write: (l) => lines.push(l), signal: controller.signal });
+  t.ok(lines.every((l) => l.endsWith('\n') && !l.slice(0, -1).includes('\n')), 'one event per line');
+  t.deepEqual(lines.map((l) => [JSON.parse(l).event, JSON.parse(l).rig.id]), [['rig_appeared', 'rig1'], ['rig_appeared', 'rig2']], 'after the failed poll, only the new rig: no second snapshot');
+});
