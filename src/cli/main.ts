@@ -66,7 +66,7 @@ export function buildProgram(): Command {
     .option('--status <status>', 'only rigs with this status: online, stale or offline')
     .option('--branch <branch>', 'only rigs on this software branch')
     .option('--sort <order>', 'id (natural order) or last-seen (most recent first)', 'id')
-    .option('-w, --watch', 'a live table on the terminal (q quits); prints once without a terminal')
+    .option('-w, --watch', 'a live table on the terminal (q quits); with --json: NDJSON change events until interrupted')
     .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/rigs.ts'), (m) => m.rigsCommand));
   rigs
@@ -89,7 +89,7 @@ export function buildProgram(): Command {
     .option('--json', 'JSON only')
     .option('--state <state>', 'only uploads in this state: reserved, uploaded or expired')
     .option('--limit <n>', 'how many (default 50)')
-    .option('-w, --watch', 'a live view with a progress bar per upload (q quits); prints once without a terminal')
+    .option('-w, --watch', 'a live view with a progress bar per upload (q quits); with --json: NDJSON change events')
     .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/uploads.ts'), (m) => m.uploadsCommand));
 
@@ -100,7 +100,7 @@ export function buildProgram(): Command {
     .option('--rig <id>', 'only captures of this rig')
     .option('--project <slug>', 'only captures of this project')
     .option('--limit <n>', 'how many (default 50)')
-    .option('-w, --watch', 'a live view of ingestion with a progress bar per download (q quits); prints once without a terminal')
+    .option('-w, --watch', 'a live view of ingestion with a progress bar per download (q quits); with --json: NDJSON change events')
     .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/captures.ts'), (m) => m.capturesCommand));
 
@@ -112,7 +112,7 @@ export function buildProgram(): Command {
     .action(lazy(() => import('./commands/ingest.ts'), (m) => m.ingestCommand));
 
   sub('doctor')
-    .description('check the install: config, data_dir, database, storage, bucket, webhook wiring, VPN address')
+    .description('check the install (read-only): config, data_dir, data files, database, storage, bucket, webhook wiring, VPN address, free space, server, upload host')
     .option('--json', 'JSON only')
     .action(lazy(() => import('./commands/doctor.ts'), (m) => m.doctorCommand));
 

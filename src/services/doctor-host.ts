@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { statfs, unlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
@@ -13,13 +13,14 @@ function gib(bytes: number): string {
   return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 }
 
-/** data_dir exists, takes a write, and has room. */
+/**
+ * data_dir exists, may be written (asked with access(2), so doctor writes nothing: a read-only
+ * mount says EROFS), and has room.
+ */
 export async function checkDataDir(dataDir: string): Promise<Finding[]> {
   const dir = path.resolve(dataDir);
-  const probe = path.join(dir, `.doctor-${randomBytes(6).toString('hex')}`);
   try {
-    await writeFile(probe, 'rigd doctor\n', { flag: 'wx' });
-    await unlink(probe);
+    await access(dir, constants.W_OK | constants.X_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const fix =
@@ -51,4 +52,28 @@ export function checkVpnInterface(cidr: string, interfaces = os.networkInterface
     }
   }
   return fail('vpn', `no interface holds an address in vpn.cidr ${cidr}`, 'bring the VPN up (e.g. systemctl start wg-quick@wg0), or set vpn.cidr to the VPN\'s range');
+}
+
+/**
+ * data_dir's file system has at least server.min_free_mb free: below it /healthz fails and writes
+ * answer 503 disk_full (a warning: rigd keeps what it has and resumes once space is freed).
+ */
+export async function checkDiskSpace(dataDir: string, minFreeMb: number): Promise<Finding> {
+  const dir = path.resolve(dataDir);
+  let free: number;
+  try {
+    const st = await statfs(dir);
+    free = Number(st.bavail) * Number(st.bsize);
+  } catch (err) {
+    return warn('disk_space', `free space of ${dir} unknown (${errorText(err)})`, `check it with df -h ${dir}`);
+  }
+  const mib = Math.floor(free / 1024 ** 2);
+  if (free < minFreeMb * 1024 ** 2) {
+    return warn(
+      'disk_space',
+      `${mib} MiB free on the file system of ${dir}, under server.min_free_mb (${minFreeMb}): rigd refuses writes (503 disk_full) and /healthz fails`,
+      `free space there (df -h ${dir}; journalctl --vacuum-size=200M; old backups), or move data_dir to a larger file system`,
+    );
+  }
+  return ok('disk_space', `${mib} MiB free on the file system of ${dir} (server.min_free_mb: ${minFreeMb})`);
 }

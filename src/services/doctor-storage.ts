@@ -1,3 +1,6 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import path from 'node:path';
 import type { Config } from '../config/schema.ts';
 import { createStorage, type Storage } from '../storage/index.ts';
 import type { MinioStorage } from '../storage/minio.ts';
@@ -19,7 +22,7 @@ export async function checkStorage(config: Readonly<Config>): Promise<Finding[]>
   const where = storage.driver === 'minio' ? `MinIO at ${storage.internal.protocol}//${storage.internal.hostname}:${storage.internal.port}` : `embedded store in ${config.data_dir}/objects`;
   let exists: boolean;
   try {
-    if (storage.driver === 'embedded') await storage.ping();
+    if (storage.driver === 'embedded') await embeddedUsable(storage.root);
     exists = await storage.bucketExists();
   } catch (err) {
     const text = errorText(err);
@@ -41,6 +44,21 @@ export async function checkStorage(config: Readonly<Config>): Promise<Finding[]>
   findings.push(ok('bucket', `bucket ${storage.bucket} exists`));
   findings.push(storage.driver === 'minio' ? await checkWebhook(storage, config) : ok('webhook', 'not needed: the embedded store queues captures itself'));
   return findings;
+}
+
+/**
+ * The embedded store's objects/ can be used, asked without writing anything (its ping would create
+ * objects/ and the storage credentials): when objects/ is missing, rigd serve can create it.
+ */
+async function embeddedUsable(root: string): Promise<void> {
+  try {
+    await access(root, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${root} is not usable: ${errorText(err)}`);
+    await access(path.dirname(root), constants.W_OK | constants.X_OK).catch((e: unknown) => {
+      throw new Error(`${root} is missing and cannot be created: ${errorText(e)}`);
+    });
+  }
 }
 
 /**

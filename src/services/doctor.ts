@@ -1,12 +1,13 @@
 /**
  * `rigd doctor`: checks an install the way an operator would, one finding per check, each failure
- * with the fix to apply. It creates no database and no bucket (the embedded store's ping may create its
- * objects/ directory, as any command would).
+ * with the fix to apply. It changes nothing in data_dir (test/cli/doctor-readonly.test.ts): it asks
+ * with access(2), reads the database read-only, and sets up no store, bucket or credentials.
  */
 import { loadConfig, type LoadOptions } from '../config/load.ts';
 import { EnvFileError } from '../errors.ts';
 import type { Config } from '../config/schema.ts';
-import { checkDataDir, checkVpnInterface } from './doctor-host.ts';
+import { checkDataDir, checkDiskSpace, checkVpnInterface } from './doctor-host.ts';
+import { checkServer, checkUploadHost } from './doctor-network.ts';
 import { checkDatabase } from './doctor-database.ts';
 import { checkDataFiles } from './doctor-files.ts';
 import { dataDirOwner, handOver } from './data-files.ts';
@@ -54,5 +55,7 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     handOver(config.data_dir, owner, { createdSince: started });
   }
   checks.push(checkVpnInterface(config.vpn.cidr));
+  checks.push(await checkDiskSpace(config.data_dir, config.server.min_free_mb));
+  checks.push(...(await Promise.all([checkServer(config.server), checkUploadHost(config)])));
   return { ok: !checks.some((c) => c.status === 'fail'), config_file: file, data_dir: config.data_dir, checks };
 }

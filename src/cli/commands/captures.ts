@@ -59,6 +59,11 @@ export async function capturesCommand(opts: CapturesOptions, cmd: Command): Prom
   if (opts.limit !== undefined && !/^[1-9]\d{0,2}$/.test(opts.limit)) throw new UsageError('--limit must be 1-500');
   const list = { state: opts.state, rig: opts.rig, project: opts.project, limit: opts.limit ? Number(opts.limit) : 50 };
   const intervalMs = parseInterval(opts.interval);
+  if (opts.watch && opts.json) {
+    // NDJSON change events until interrupted (src/cli/watch-events.ts).
+    const [{ followJson }, { diffCaptures }] = await Promise.all([import('../follow-json.ts'), import('../watch-events.ts')]);
+    return withApp(cmd, (app) => followJson({ load: async () => (await app.captures.list(list)).captures, diff: diffCaptures, intervalMs }));
+  }
   if (opts.watch && !opts.json && process.stdout.isTTY) {
     // --watch on a terminal: a live view with a progress bar per download; otherwise print once.
     const launch = import('../views/launch.tsx');

@@ -45,11 +45,17 @@ function parseOptions(opts: RigsOptions): { filter: RigFilter; sort: RigSort } {
 
 /**
  * `rigd rigs [--json] [--status S] [--branch B] [--sort id|last-seen] [--watch [--interval S]]`.
- * --watch on a terminal is a live Ink table; without a terminal (or with --json) it prints once.
+ * --watch on a terminal is a live Ink table; --watch --json prints NDJSON change events until
+ * interrupted; --watch without a terminal prints the table once.
  */
 export async function rigsCommand(opts: RigsOptions, cmd: Command): Promise<void> {
   const { filter, sort } = parseOptions(opts);
   const intervalMs = parseInterval(opts.interval);
+  if (opts.watch && opts.json) {
+    const [{ followJson }, { diffRigs }] = await Promise.all([import('../follow-json.ts'), import('../watch-events.ts')]);
+    const diff: typeof diffRigs = (previous, current, at) => diffRigs(previous, current, at).filter((e) => selectRigs([e.rig], filter, sort).length > 0);
+    return withReader(cmd, (reader, config) => followJson({ load: async () => selectRigs(await listRigs(reader, config, new Date()), {}, sort), diff, intervalMs }));
+  }
   if (opts.watch && !opts.json && process.stdout.isTTY) {
     // The views load while the database opens.
     const launch = import('../views/launch.tsx');

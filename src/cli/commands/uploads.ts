@@ -43,6 +43,11 @@ export async function uploadsCommand(opts: UploadsOptions, cmd: Command): Promis
   if (opts.limit !== undefined && !/^[1-9]\d{0,3}$/.test(opts.limit)) throw new UsageError('--limit must be 1-9999');
   const list = { state: opts.state as UploadState | undefined, limit: opts.limit ? Number(opts.limit) : 50 };
   const intervalMs = parseInterval(opts.interval);
+  if (opts.watch && opts.json) {
+    // NDJSON change events until interrupted (src/cli/watch-events.ts).
+    const [{ followJson }, { diffUploads }] = await Promise.all([import('../follow-json.ts'), import('../watch-events.ts')]);
+    return withApp(cmd, (app) => followJson({ load: () => app.uploads.list(list), diff: diffUploads, intervalMs }));
+  }
   if (opts.watch && !opts.json && process.stdout.isTTY) {
     // --watch on a terminal: a live view with a progress bar per upload; otherwise print once.
     const launch = import('../views/launch.tsx');

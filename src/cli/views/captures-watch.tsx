@@ -1,32 +1,47 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import type { CaptureView } from '../../services/captures.ts';
-import { alignColumns } from './columns.ts';
+import { formatDistance } from 'date-fns/formatDistance';
 import { terminalText } from '../terminal-text.ts';
+import { fitAndAlign } from './columns.ts';
 import { captureProgress } from './capture-text.ts';
+import { clockTime } from './time-text.ts';
 import { usePoll } from './use-poll.ts';
+import { useTerminalWidth } from './use-width.ts';
 
 export interface CapturesWatchProps {
   load: () => Promise<CaptureView[]>;
   intervalMs: number;
   colour: boolean;
+  /** Clock for "updated ... ago" (tests fix it). */
+  now?: () => Date;
 }
+
+const HEADER = ['ID', 'STATE', 'RIG', 'PROJECT', 'KEY', 'PROGRESS / RESULT', 'UPDATED'];
+/** Per column: 0 always shown; on a narrow terminal the highest number goes first. */
+const PRIORITY = [0, 0, 3, 4, 1, 0, 2];
 
 const STATE_COLOUR: Record<string, string> = { queued: 'cyan', ingesting: 'yellow', ingested: 'green', failed: 'red' };
 
 /** `rigd captures --watch`: captures and their ingestion, a progress bar while downloading; q quits. */
-export function CapturesWatch({ load, intervalMs, colour }: CapturesWatchProps) {
+export function CapturesWatch({ load, intervalMs, colour, now = () => new Date() }: CapturesWatchProps) {
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
   const polled = usePoll(load, intervalMs);
+  const width = useTerminalWidth();
   useInput((input, key) => (input === 'q' || key.escape) && exit(), { isActive: isRawModeSupported === true });
   if (!polled.data) return <Text>{polled.error ? `rigd: ${terminalText(polled.error.message)}` : 'loading captures…'}</Text>;
   const captures = polled.data;
   const counts = new Map<string, number>();
   for (const c of captures) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
-  const lines = alignColumns([
-    ['ID', 'STATE', 'RIG', 'PROJECT', 'KEY', 'PROGRESS / RESULT'],
-    ...captures.map((c) => [String(c.id), c.state, c.rig_id ?? '-', c.project ?? '', c.key, captureProgress(c)]),
-  ]);
+  const at = now();
+  const lines = fitAndAlign(
+    [
+      HEADER,
+      ...captures.map((c) => [String(c.id), c.state, c.rig_id ?? '-', c.project ?? '', c.key, captureProgress(c), formatDistance(new Date(c.updated_at), at, { addSuffix: true })]),
+    ],
+    PRIORITY,
+    width,
+  );
   const summary = ['queued', 'ingesting', 'ingested', 'failed'].map((s) => `${counts.get(s) ?? 0} ${s}`).join(', ');
   return (
     <Box flexDirection="column">
@@ -42,7 +57,7 @@ export function CapturesWatch({ load, intervalMs, colour }: CapturesWatchProps) 
       ))}
       {captures.length === 0 ? <Text>no captures yet</Text> : null}
       <Text> </Text>
-      <Text dimColor={colour}>{`updated ${polled.at?.toLocaleTimeString('en-GB') ?? ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
+      <Text dimColor={colour}>{`updated ${polled.at ? clockTime(polled.at) : ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
       {polled.error ? <Text>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}
     </Box>
   );

@@ -2,10 +2,12 @@ import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import { useState } from 'react';
 import type { RigView } from '../../services/rigs.ts';
 import { terminalText } from '../terminal-text.ts';
-import { alignColumns } from './columns.ts';
-import { RIG_HEADER, rigCells, rigSummary, selectRigs, type RigFilter, type RigSort } from './rig-list.ts';
+import { fitAndAlign } from './columns.ts';
+import { RIG_HEADER, RIG_PRIORITY, rigCells, rigSummary, selectRigs, type RigFilter, type RigSort } from './rig-list.ts';
 import { StatusDot } from './status-dot.tsx';
+import { clockTime } from './time-text.ts';
 import { usePoll } from './use-poll.ts';
+import { useTerminalWidth } from './use-width.ts';
 
 export interface RigsWatchProps {
   /** Reads the whole rig list (filtering and order happen here). */
@@ -24,6 +26,7 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
   const { isRawModeSupported } = useStdin();
   const [sort, setSort] = useState<RigSort>(initialSort);
   const polled = usePoll(load, intervalMs);
+  const width = useTerminalWidth();
   useInput(
     (input, key) => {
       if (input === 'q' || key.escape) exit();
@@ -37,9 +40,10 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
   }
   const at = now();
   const rigs = selectRigs(polled.data, filter, sort);
-  // The status column is drawn by StatusDot ("● online"); the others are aligned as text.
-  const lines = alignColumns([RIG_HEADER.slice(1), ...rigs.map((r) => rigCells(r, at).slice(1))]);
+  // The status column is drawn by StatusDot ("● online", 10 cells with its gap); the others are
+  // aligned as text, keeping the columns that fit the terminal (ID and LAST SEEN always).
   const statusWidth = 7;
+  const lines = fitAndAlign([RIG_HEADER.slice(1), ...rigs.map((r) => rigCells(r, at).slice(1))], RIG_PRIORITY.slice(1), width - (statusWidth + 3));
   const filters = terminalText([filter.status && `status ${filter.status}`, filter.branch && `branch ${filter.branch}`].filter(Boolean).join(', '));
   return (
     <Box flexDirection="column">
@@ -57,7 +61,7 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
       {rigs.length === 0 ? <Text>{filters ? `no rig matches (${filters})` : 'no rig has reported yet'}</Text> : null}
       <Text> </Text>
       <Text dimColor={colour}>
-        {`updated ${polled.at?.toLocaleTimeString('en-GB') ?? ''} · every ${intervalMs / 1000} s · sorted by ${sort === 'id' ? 'id' : 'last seen'}${filters ? ` · ${filters}` : ''}${isRawModeSupported ? ' · s: sort · q: quit' : ''}`}
+        {`updated ${polled.at ? clockTime(polled.at) : ''} · every ${intervalMs / 1000} s · sorted by ${sort === 'id' ? 'id' : 'last seen'}${filters ? ` · ${filters}` : ''}${isRawModeSupported ? ' · s: sort · q: quit' : ''}`}
       </Text>
       {polled.error ? <Text color={colour ? 'red' : undefined}>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}
     </Box>

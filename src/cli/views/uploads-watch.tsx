@@ -1,15 +1,24 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import type { UploadView } from '../../services/uploads.ts';
+import { formatDistance } from 'date-fns/formatDistance';
 import { terminalText } from '../terminal-text.ts';
-import { alignColumns } from './columns.ts';
+import { fitAndAlign } from './columns.ts';
 import { formatBytes, progressBar } from './progress-bar.ts';
+import { clockTime } from './time-text.ts';
 import { usePoll } from './use-poll.ts';
+import { useTerminalWidth } from './use-width.ts';
 
 export interface UploadsWatchProps {
   load: () => Promise<UploadView[]>;
   intervalMs: number;
   colour: boolean;
+  /** Clock for "reserved ... ago" (tests fix it). */
+  now?: () => Date;
 }
+
+const HEADER = ['ID', 'STATE', 'RIG', 'KEY', 'PROGRESS', 'RESERVED'];
+/** Per column: 0 always shown; on a narrow terminal the highest number goes first. */
+const PRIORITY = [0, 0, 2, 1, 0, 3];
 
 const STATE_COLOUR: Record<string, string> = { reserved: 'cyan', uploaded: 'green', expired: 'gray' };
 
@@ -22,20 +31,23 @@ export function uploadProgress(u: UploadView): string {
 }
 
 /** `rigd uploads --watch`: recent uploads with a progress bar each, refreshed every interval; q quits. */
-export function UploadsWatch({ load, intervalMs, colour }: UploadsWatchProps) {
+export function UploadsWatch({ load, intervalMs, colour, now = () => new Date() }: UploadsWatchProps) {
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
   const polled = usePoll(load, intervalMs);
+  const width = useTerminalWidth();
   useInput((input, key) => (input === 'q' || key.escape) && exit(), { isActive: isRawModeSupported === true });
   if (!polled.data) return <Text>{polled.error ? `rigd: ${terminalText(polled.error.message)}` : 'loading uploads…'}</Text>;
   const uploads = polled.data;
   const counts = new Map<string, number>();
   for (const u of uploads) counts.set(u.state, (counts.get(u.state) ?? 0) + 1);
   const inFlight = uploads.filter((u) => u.state === 'reserved' && u.bytes_seen > 0).length;
-  const lines = alignColumns([
-    ['ID', 'STATE', 'RIG', 'KEY', 'PROGRESS'],
-    ...uploads.map((u) => [String(u.id), u.state, u.rig_id ?? '-', u.key, uploadProgress(u)]),
-  ]);
+  const at = now();
+  const lines = fitAndAlign(
+    [HEADER, ...uploads.map((u) => [String(u.id), u.state, u.rig_id ?? '-', u.key, uploadProgress(u), formatDistance(new Date(u.created_at), at, { addSuffix: true })])],
+    PRIORITY,
+    width,
+  );
   const summary = ['reserved', 'uploaded', 'expired'].map((s) => `${counts.get(s) ?? 0} ${s}`).join(', ');
   return (
     <Box flexDirection="column">
@@ -51,7 +63,7 @@ export function UploadsWatch({ load, intervalMs, colour }: UploadsWatchProps) {
       ))}
       {uploads.length === 0 ? <Text>no uploads yet</Text> : null}
       <Text> </Text>
-      <Text dimColor={colour}>{`updated ${polled.at?.toLocaleTimeString('en-GB') ?? ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
+      <Text dimColor={colour}>{`updated ${polled.at ? clockTime(polled.at) : ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
       {polled.error ? <Text>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}
     </Box>
   );

@@ -1,0 +1,55 @@
+// `rigd rigs --watch` in a real terminal (tmux) resized from 120 to 80 columns: the view redraws
+// with the columns that fit, and no line of the wider frame is left behind.
+import test from 'tape';
+import { execFileSync } from 'node:child_process';
+import { openDatabase } from '../../src/db/index.ts';
+import { RigService } from '../../src/services/rigs.ts';
+import { ROOT, RIGD } from '../helpers/cli.ts';
+import { testConfig } from '../helpers/server.ts';
+
+const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function pane(session: string, ok: (text: string) => boolean, what: string): Promise<string> {
+  const end = Date.now() + 15_000;
+  let text = '';
+  while (Date.now() < end) {
+    text = tmux('capture-pane', '-p', '-t', session);
+    if (ok(text)) return text;
+    await sleep(100);
+  }
+  throw new Error(`pane never showed ${what}:\n${text}`);
+}
+
+test('rigd rigs --watch redraws cleanly when the terminal goes from 120 to 80 columns', async (t) => {
+  const config = testConfig();
+  const db = await openDatabase(config.data_dir);
+  const rigs = new RigService(db, config);
+  for (const id of ['rig1', 'rig2', 'rig3']) {
+    await rigs.report(id, { rig_serial: `S-${id}`, local_ip: '192.168.5.5', software_version: '2.0', git_branch: 'main', gpsd_latitude: '52.52', gpsd_longitude: '13.405' }, '10.144.181.3');
+  }
+  await db.close();
+  const session = `rigd-resize-${process.pid}`;
+  const command = `cd ${ROOT} && env -u CI RIGD_DATA_DIR=${config.data_dir} ${process.execPath} ${RIGD} rigs --watch --interval 0.5; echo "rigd exited $?"; sleep 30`;
+  tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', command);
+  try {
+    const wide = await pane(session, (s) => s.includes('rig3') && s.includes('POSITION'), 'the table at 120');
+    t.match(wide, /STATUS\s+ID\s+LAN IP\s+VPN NAME\s+BRANCH \(VERSION\)\s+LAST SEEN\s+POSITION/, '120 columns: LAN IP, VPN NAME and POSITION shown');
+
+    tmux('resize-window', '-t', session, '-x', '80', '-y', '30');
+    const narrow = await pane(session, (s) => s.includes('rig3') && !s.includes('POSITION') && !s.includes('…'), 'the table redrawn at 80');
+    const lines = narrow.split('\n');
+    t.ok(lines.every((l) => [...l].length <= 80), 'no line over 80 cells');
+    t.equal(lines.filter((l) => /^\s+STATUS\s+ID\s/.test(l)).length, 1, 'one header: nothing of the wide frame left');
+    t.deepEqual(lines.filter((l) => l.startsWith('●')).map((l) => l.split(/\s+/)[2]), ['rig1', 'rig2', 'rig3'], 'each rig once');
+    t.ok(lines.filter((l) => l.startsWith('●')).every((l) => /less than a minute ago/.test(l)), 'each row keeps its last seen');
+    tmux('send-keys', '-t', session, 'q');
+    t.match(await pane(session, (s) => s.includes('rigd exited'), 'the exit'), /rigd exited 0/, 'q quits with exit 0');
+  } finally {
+    try {
+      tmux('kill-session', '-t', session);
+    } catch {
+      // already gone
+    }
+  }
+});
