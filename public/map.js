@@ -21,6 +21,8 @@
   var state = { total: 0, added: 0, done: false, firstRenderMs: null, loads: 0, rigs: 0, error: null };
   var cluster = L.markerClusterGroup({
     chunkedLoading: true,
+    // Short slices of work, so that a click or a pan is answered while 10,000 markers go in.
+    chunkInterval: 50,
     chunkProgress: function (processed, total) {
       state.added = processed;
       if (processed >= total && !state.done && state.loads === 1) {
