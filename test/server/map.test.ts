@@ -93,7 +93,7 @@ test('setup: five rigs report from the VPN (four with a fix, one hostile); one s
 type MapWindow = {
   rigdMap: {
     state: { done: boolean; loads: number; rigs: number };
-    map: { getCenter(): { lat: number; lng: number }; getZoom(): number; panBy(p: [number, number], o: object): void; latLngToContainerPoint(l: [number, number]): { x: number; y: number }; getSize(): { x: number; y: number } };
+    map: { setZoom(z: number, o: object): void; getCenter(): { lat: number; lng: number }; getZoom(): number; panBy(p: [number, number], o: object): void; latLngToContainerPoint(l: [number, number]): { x: number; y: number }; getSize(): { x: number; y: number } };
   };
   rigdTrack?: { points: number };
   __pwned?: number;
@@ -178,6 +178,20 @@ test('/map at 420 px: markers and clusters together still count every rig with a
       const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
       t.ok(width <= 420, `no sideways scrolling: scrollWidth ${width}`);
       await shot(t, browser, 'map-420');
+      // Zoomed out to the whole world, the four gather into clusters that still count them all.
+      await page.evaluate(() => (globalThis as unknown as MapWindow).rigdMap.map.setZoom(2, { animate: false }));
+      await page.locator('.leaflet-marker-icon.marker-cluster').first().waitFor();
+      // The markers of the old zoom leave the DOM once the cluster layer has redrawn.
+      const settled = await page
+        .waitForFunction(() => {
+          const d = (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document;
+          return d.querySelectorAll('.leaflet-marker-icon.rig-marker').length + d.querySelectorAll('.leaflet-marker-icon.marker-cluster').length <= 3;
+        }, undefined, { timeout: 5000 })
+        .then(() => true, () => false);
+      t.ok(settled, 'fewer icons than rigs once clustered');
+      const out = await drawnRigs(page);
+      t.ok(out.clusters >= 1, `zoomed out: ${out.clusters} cluster(s)`);
+      t.equal(out.markers + out.inClusters, 4, `markers ${out.markers} + rigs in clusters ${out.inClusters} = 4`);
       t.deepEqual(browser.pageErrors, [], 'no page errors');
     },
     { viewport: { width: 420, height: 800 } },
