@@ -131,8 +131,9 @@
     return added;
   }
 
+  /** The markers, revalidated with their ETag: an unchanged fleet costs a 304, not the whole list. */
   function load() {
-    return fetch(rigsUrl, { credentials: 'same-origin', cache: 'no-store', headers: { accept: 'application/json' } })
+    return fetch(rigsUrl, { credentials: 'same-origin', cache: 'no-cache', headers: { accept: 'application/json' } })
       .then(function (res) {
         if (!res.ok) throw new Error('rigs.json answered ' + res.status);
         return res.json();

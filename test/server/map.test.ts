@@ -271,6 +271,8 @@ test('GET /map/rigs.json: small fields; /map, its JSON and the map library refus
   const body = JSON.parse(res.text) as { rigs: Record<string, unknown>[] };
   t.deepEqual(body.rigs.map((r) => r.id).sort(), ['evil', 'newcomer', 'rig-a', 'rig-b', 'rig-c'], 'the rigs with a fix');
   t.deepEqual(Object.keys(body.rigs[0]!).sort(), ['branch', 'id', 'last_report', 'lat', 'lon', 'status', 'version'], 'fields');
+  const again = await http(`http://127.0.0.1:${port}/map/rigs.json`, { headers: { 'if-none-match': String(res.headers.etag) } });
+  t.equal(again.status, 304, 'unchanged: 304 to the ETag the page revalidates with');
   const a = body.rigs.find((r) => r.id === 'rig-a')!;
   t.deepEqual([a.lat, a.lon, a.status], [52.52, 13.405, 'online'], 'rig-a: its current fix and status');
   const fromVpn = await net.request('viewer', { url: `http://10.144.190.1:${port}/map`, headers: { host: VPN_HOST } });

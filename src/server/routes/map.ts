@@ -47,9 +47,10 @@ export function mapRoutes(app: App): ServerRoute[] {
         auth: false,
         app: { vpn: 'viewer' },
         handler: async () => {
-          const now = new Date();
-          const rigs = await mapRigs(app.db.reader, app.config, now);
-          return { success: true, generated_at: now.toISOString(), rigs };
+          // Nothing here changes unless a rig does (no time of generation), so the ETag lets an
+          // unchanged list be answered 304.
+          const rigs = await mapRigs(app.db.reader, app.config, new Date());
+          return { success: true, rigs };
         },
       },
     },
