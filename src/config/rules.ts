@@ -90,6 +90,36 @@ export function httpUrl(example: string): Joi.StringSchema {
   }, 'http(s) URL');
 }
 
+/** Placeholders a map tile URL template may use (Leaflet's XYZ tile layer fills them in). */
+const TILE_PLACEHOLDERS = ['s', 'z', 'x', 'y', 'r'];
+
+/**
+ * An XYZ tile URL template: an http(s) URL with {z}, {x} and {y} (and optionally {s} for a
+ * subdomain, {r} for retina); a query is allowed (API keys), credentials and fragments are not.
+ */
+export function tileUrlTemplate(example: string): Joi.StringSchema {
+  const expected = `(expected an http(s) URL template with {z}, {x} and {y}, like ${example})`;
+  return Joi.string().custom((value: string) => {
+    const unknown = [...value.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]).find((name) => !TILE_PLACEHOLDERS.includes(name as string));
+    if (unknown !== undefined) throw new Problem(`has an unknown placeholder {${unknown}} ${expected}`);
+    const missing = ['z', 'x', 'y'].filter((name) => !value.includes(`{${name}}`));
+    if (missing.length) throw new Problem(`lacks ${missing.map((n) => `{${n}}`).join(', ')} ${expected}`);
+    const filled = value.replace(/\{s\}/g, 'a').replace(/\{r\}/g, '').replace(/\{[zxy]\}/g, '0');
+    if (/[{}]/.test(filled)) throw new Problem(`has an unbalanced brace ${expected}`);
+    let url: URL;
+    try {
+      url = new URL(filled);
+    } catch {
+      throw new Problem(`is not a URL ${expected}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Problem(`has scheme ${url.protocol.slice(0, -1)}, not http or https ${expected}`);
+    if (!/^https?:\/\/[^/?#]/i.test(filled) || !url.hostname) throw new Problem(`has no host ${expected}`);
+    if (url.username || url.password) throw new Problem(`carries a user name or password ${expected}`);
+    if (url.hash || filled.includes('#')) throw new Problem(`has a fragment ${expected}`);
+    return value;
+  }, 'tile URL template');
+}
+
 /** host, host:port, [v6]:port, or an http(s) URL (how MinIO endpoints are written). */
 export function endpoint(): Joi.StringSchema {
   const expected = '(expected host[:port] or an http(s) URL, like 127.0.0.1, minio.internal:9000 or https://minio.example)';

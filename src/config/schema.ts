@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { addressOrCidr, bucketName, endpoint, httpUrl, ipv4Cidr, KeyedProblem, pathText } from './rules.ts';
+import { addressOrCidr, bucketName, endpoint, httpUrl, ipv4Cidr, KeyedProblem, pathText, tileUrlTemplate } from './rules.ts';
 
 /**
  * The whole configuration, as the program sees it after defaults are applied.
@@ -72,6 +72,10 @@ export interface Config {
     max_queued_hashes: number;
   };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+  page: {
+    /** XYZ tile URL template for the map pages; empty: markers on a plain graticule, no network. */
+    map_tiles_url: string;
+  };
 }
 
 const port = Joi.number().integer().min(0).max(65535);
@@ -139,6 +143,9 @@ export const configSchema = Joi.object<Config>({
   }).default(),
   log: Joi.object({
     level: Joi.string().valid('debug', 'info', 'warn', 'error', 'silent').default('info'),
+  }).default(),
+  page: Joi.object({
+    map_tiles_url: tileUrlTemplate('https://tiles.example/{z}/{x}/{y}.png').allow('').default(''),
   }).default(),
 })
   .default()

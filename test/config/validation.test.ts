@@ -48,6 +48,11 @@ const BAD: [string, string, string, RegExp][] = [
   // endpoints (host[:port] or URL)
   ['storage: {minio: {endpoint: "minio example"}}', 'storage.minio.endpoint', '"minio example"', /is not a host or endpoint \(expected host\[:port\] or an http\(s\) URL/],
   ['storage: {minio: {public_endpoint: "minio.example:70000"}}', 'storage.minio.public_endpoint', '"minio.example:70000"', /has port 70000, above 65535/],
+  ['page: {map_tiles_url: "ftp://tiles.example/{z}/{x}/{y}.png"}', 'page.map_tiles_url', '"ftp://tiles.example/{z}/{x}/{y}.png"', /has scheme ftp, not http or https \(expected an http\(s\) URL template with \{z\}, \{x\} and \{y\}/],
+  ['page: {map_tiles_url: "https://tiles.example/{z}/{x}.png"}', 'page.map_tiles_url', '"https://tiles.example/{z}/{x}.png"', /lacks \{y\}/],
+  ['page: {map_tiles_url: "https://tiles.example/{z}/{x}/{y}.png?key={apikey}"}', 'page.map_tiles_url', '"https://tiles.example/{z}/{x}/{y}.png?key={apikey}"', /has an unknown placeholder \{apikey\}/],
+  ['page: {map_tiles_url: "https://u:p@tiles.example/{z}/{x}/{y}.png"}', 'page.map_tiles_url', '"https://u:p@tiles.example/{z}/{x}/{y}.png"', /carries a user name or password/],
+  ['page: {map_tiles_url: "tiles.example/{z}/{x}/{y}.png"}', 'page.map_tiles_url', '"tiles.example/{z}/{x}/{y}.png"', /is not a URL/],
   // sizes and durations: non-negative integers with sane maxima
   ['storage: {max_upload_size: -1}', 'storage.max_upload_size', '-1', /is out of range \(expected an integer from 0 to 5368709120\)/],
   ['storage: {max_upload_size: 1e15}', 'storage.max_upload_size', '1000000000000000', /is out of range/],
@@ -110,6 +115,9 @@ test('good values of the same kinds load', (t) => {
     'storage: {minio: {endpoint: "[::1]:9000"}}',
     'storage: {max_upload_size: 0}',
     'server: {cookie_secret: ""}',
+    'page: {map_tiles_url: ""}',
+    'page: {map_tiles_url: "https://{s}.tiles.example/{z}/{x}/{y}{r}.png?key=abc"}',
+    'page: {map_tiles_url: "http://127.0.0.1:8080/tiles/{z}/{x}/{y}.png"}',
   ];
   for (const yaml of good) t.equal(errorFor(`${yaml}\n`), null, yaml);
   t.end();

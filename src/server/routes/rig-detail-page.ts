@@ -1,6 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import type { App } from '../../services/app.ts';
 import { rigDetail, type RigDetail } from '../../services/rig-detail.ts';
+import { rigTrack } from '../../services/rig-map.ts';
 import { timeAgo } from '../../services/time-text.ts';
 import { lanLink } from './rig-page.ts';
 
@@ -15,8 +16,17 @@ function when(iso: string | null, now: Date) {
  * What templates/rig.hbs shows. Handlebars escapes every value; link targets are built only from
  * validated values (an IP address, a DNS label and the configured domain).
  */
-export function rigDetailPageModel(d: RigDetail, now: Date) {
+export function rigDetailPageModel(d: RigDetail, now: Date, map?: { track: [number, number][]; tilesUrl: string }) {
+  // The track's points (numbers only) go into a data attribute for public/rig-track.js; the
+  // current fix closes the line so the map shows where the rig is even without a recent history.
+  const track = map ? [...map.track] : [];
+  const fix: [number, number] | null = d.latitude === null || d.longitude === null ? null : [d.latitude, d.longitude];
+  const end = track[track.length - 1];
+  if (fix && (!end || end[0] !== fix[0] || end[1] !== fix[1])) track.push(fix);
   return {
+    trackJson: map && track.length ? JSON.stringify(track) : null,
+    trackPoints: track.length,
+    tilesUrl: map?.tilesUrl ?? '',
     rig: d,
     lanUrl: d.lan_ip ? lanLink(d.lan_ip) : null,
     vpnUrl: `http://${d.vpn_name}`,
@@ -39,7 +49,8 @@ export function rigDetailPageRoutes(app: App): ServerRoute[] {
         handler: async (request, h) => {
           const now = new Date();
           const detail = await rigDetail(app.db.reader, app.config, String(request.params.id), now);
-          return h.view('rig', rigDetailPageModel(detail, now)).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
+          const track = await rigTrack(app.db.reader, detail.id, now);
+          return h.view('rig', rigDetailPageModel(detail, now, { track, tilesUrl: app.config.page.map_tiles_url })).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
         },
       },
     },

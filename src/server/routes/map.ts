@@ -1,0 +1,68 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { ServerRoute } from '@hapi/hapi';
+import type { App } from '../../services/app.ts';
+import { mapRigs } from '../../services/rig-map.ts';
+import { RIG_STATUSES, statusMeaning } from '../../services/rig-status.ts';
+
+/**
+ * The dist/ folders of leaflet and leaflet.markercluster, found the way Node finds the packages
+ * (node_modules beside src/ or dist/, or beside the installed package): rigd serves them itself,
+ * the gateway may have no internet.
+ */
+function packageDist(name: string): string {
+  return path.join(path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`)), 'dist');
+}
+
+const staticFiles = (dir: string) => ({ directory: { path: dir, index: false, listing: false, redirectToSlash: false } });
+
+/** Seconds between reloads of the markers (the page takes ?refresh=N for a shorter interval). */
+export const MAP_REFRESH_S = 60;
+
+/** GET /map (the fleet on a map), GET /map/rigs.json (its markers) and the map library files; VPN or loopback, like /rigs. */
+export function mapRoutes(app: App): ServerRoute[] {
+  const th = app.config.rigs;
+  return [
+    {
+      method: 'GET',
+      path: '/map',
+      options: {
+        auth: false,
+        app: { vpn: 'viewer', errorFormat: 'html' },
+        handler: (_request, h) =>
+          h
+            .view('map', {
+              tilesUrl: app.config.page.map_tiles_url,
+              refreshS: MAP_REFRESH_S,
+              legend: RIG_STATUSES.map((status) => ({ status, meaning: statusMeaning(status, th) })),
+            })
+            .type('text/html; charset=utf-8')
+            .header('cache-control', 'no-cache'),
+      },
+    },
+    {
+      method: 'GET',
+      path: '/map/rigs.json',
+      options: {
+        auth: false,
+        app: { vpn: 'viewer' },
+        handler: async () => {
+          // Nothing here changes unless a rig does (no time of generation), so the ETag lets an
+          // unchanged list be answered 304.
+          const rigs = await mapRigs(app.db.reader, app.config, new Date());
+          return { success: true, rigs };
+        },
+      },
+    },
+    {
+      method: 'GET',
+      path: '/assets/leaflet/{file*}',
+      options: { auth: false, app: { vpn: 'viewer', errorFormat: 'html' }, handler: staticFiles(packageDist('leaflet')) },
+    },
+    {
+      method: 'GET',
+      path: '/assets/leaflet.markercluster/{file*}',
+      options: { auth: false, app: { vpn: 'viewer', errorFormat: 'html' }, handler: staticFiles(packageDist('leaflet.markercluster')) },
+    },
+  ];
+}
