@@ -52,9 +52,9 @@ function successResponses(route: RouteInfo): Record<string, unknown> {
   };
   for (const [type, schema] of Object.entries(route.meta.alternatives ?? {})) content[type] = { schema: toSchema(schema) };
   out['200'] = { description: 'OK', content };
-  for (const [code, description] of Object.entries(route.meta.statuses ?? {})) {
-    const schema = route.responses[Number(code)];
-    out[code] = { description, ...(schema ? { content: { [produces]: { schema: toSchema(schema) } } } : {}) };
+  // Shapes per status (hapi's `response.status`) other than 200.
+  for (const [code, schema] of Object.entries(route.responses)) {
+    if (code !== '200') out[code] = { description: `Status ${code}`, content: { [produces]: { schema: toSchema(schema) } } };
   }
   return out;
 }
@@ -68,9 +68,9 @@ function errorResponses(route: RouteInfo): Record<string, unknown> {
   if (route.strategies.length > 0) codes.push(401);
   if (pathParameterNames(route.path).length > 0) codes.push(404);
   if (route.payload) codes.push(413, 415);
-  codes.push(503);
+  codes.push(...(route.meta.errors ?? []), 503);
   const out: Record<string, unknown> = {};
-  for (const code of codes) out[String(code)] = ref(shared);
+  for (const code of [...new Set(codes)].sort((a, b) => a - b)) out[String(code)] = ref(shared);
   if (route.guarded) out['403'] = ref(BLOCKED_RESPONSE);
   out.default = ref(shared);
   return out;

@@ -16,10 +16,8 @@ export interface OpenApiRouteMeta {
   produces?: string;
   /** Other content types the success answer may take (e.g. text/csv on request), with their body shape. */
   alternatives?: Record<string, Joi.Schema>;
-  /** Other success statuses than 200, and what they mean. */
-  statuses?: Record<number, string>;
-  /** Leaves the route out of the description (its reason is the comment next to it). */
-  exclude?: boolean;
+  /** Error statuses the route's service gives beyond those the description infers (input, login, path, body). */
+  errors?: number[];
 }
 
 declare module '@hapi/hapi' {

@@ -11,8 +11,8 @@ import './route-meta.ts';
  */
 export const API_PREFIX = '/api/';
 
-export function isDescribed(route: { path: string; settings: { plugins?: { openapi?: OpenApiRouteMeta } } }): boolean {
-  return route.path.startsWith(API_PREFIX) && route.settings.plugins?.openapi?.exclude !== true;
+export function isDescribed(route: { path: string }): boolean {
+  return route.path.startsWith(API_PREFIX);
 }
 
 /** One route as the description needs it, read off hapi's own settings. */

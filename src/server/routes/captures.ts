@@ -65,7 +65,7 @@ export function captureRoutes(app: App): ServerRoute[] {
         tags: ['captures'],
         app: { vary: 'Accept, Origin' },
         response: { schema: noticeResult, sample: 0 },
-        plugins: { openapi: { payload: notice } },
+        plugins: { openapi: { payload: notice, errors: [403, 404, 422] } },
         handler: async (request, h) => {
           const user = webhookUser(request);
           const result = await app.captures.notify(request.payload, user ? 'user' : 'webhook');

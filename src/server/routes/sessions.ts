@@ -47,6 +47,7 @@ export function sessionRoutes(app: App): ServerRoute[] {
         tags: ['sessions'],
         validate: { payload: loginPayload },
         response: { schema: loginResponse, sample: 0 },
+        plugins: { openapi: { errors: [401, 429] } },
         handler: async (request) => {
           const body = request.payload as LoginPayload;
           const login = (body.login ?? body.email ?? body.username) as string;

@@ -41,6 +41,7 @@ export function userRoutes(app: App): ServerRoute[] {
         tags: ['users'],
         app: { vary: 'Accept, Origin' },
         response: { schema: updateResponse, sample: 0 },
+        plugins: { openapi: { errors: [403] } },
         validate: { payload: updatePayload, params: Joi.object({ id: Joi.string().max(32).required() }) },
         handler: async (request, h) => {
           const auth = authOf(request);
