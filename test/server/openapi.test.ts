@@ -142,6 +142,10 @@ test('the error body is one shared component, referenced from every 4xx/5xx answ
     }
   }
   t.ok(refs > 10, `${refs} answers use the JSON error`);
+  t.deepEqual(Object.keys(op('post', '/api/v1/sessions').responses), ['200', '400', '401', '413', '415', '429', '503', 'default'], 'login: wrong password 401, throttle 429');
+  const wrong = await http(`${s.url}/api/v1/sessions`, { json: { login: 'ana', password: 'not-hers' } });
+  t.equal(wrong.status, 401);
+  fits(t, 'a real 401 of login', { $ref: '#/components/schemas/Error' }, wrong.json());
   const bad = await http(`${s.url}/api/v1/sessions`, { json: { login: 'ana' } });
   t.equal(bad.status, 400);
   fits(t, 'a real 400 body', { $ref: '#/components/schemas/Error' }, bad.json());
@@ -163,6 +167,7 @@ test('request shapes as the interface gives them: login, users PUT, upload query
   t.deepEqual(Object.keys(q).sort(), ['key', 'project', 'size']);
   t.ok(q.key.in === 'query' && q.key.schema.type === 'string' && q.key.required, 'key: string, required');
   t.ok(q.size.in === 'query' && q.size.schema.type === 'integer' && q.size.required, 'size: integer, required');
+  t.equal(q.size.schema.maximum, s.config.storage.max_upload_size, 'size: at most storage.max_upload_size');
   t.ok(q.project.in === 'query' && q.project.schema.type === 'string' && !q.project.required, 'project: string, optional');
   const hook = op('post', '/api/v1/webhooks/capture_uploaded').requestBody.content['application/json'].schema;
   t.ok(hook.anyOf.some((alt: Json) => alt.properties?.url?.type === 'string'), 'the webhook body {url}');
