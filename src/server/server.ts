@@ -10,6 +10,7 @@ import { registerRequestContext } from './ext/request-context.ts';
 import { registerRequestDeadline } from './ext/request-deadline.ts';
 import { registerRequestLog } from './ext/request-log.ts';
 import { registerVpnGuard } from './ext/vpn-guard.ts';
+import { registerOpenApi } from './openapi/route.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerWebhookAuth } from './plugins/webhook-auth.ts';
 import { allRoutes } from './routes/index.ts';
@@ -56,6 +57,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   registerWebhookAuth(server, app);
   await registerViews(server);
   server.route(allRoutes(app));
+  registerOpenApi(server);
   await server.initialize();
   return server;
 }

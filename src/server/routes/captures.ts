@@ -13,6 +13,42 @@ const listQuery = Joi.object({
   before: Joi.number().integer().min(1),
 });
 
+/** The webhook body (checked in services/capture-notice.ts): the interface's {url}, or a storage event. */
+const notice = Joi.alternatives(
+  Joi.object({ url: Joi.string().required().description('Location of the sqlite capture file in object storage.') }).unknown(true),
+  Joi.object({ Records: Joi.array().items(Joi.object().unknown(true)).max(100).required() })
+    .unknown(true)
+    .description('A MinIO bucket notification (only with ingest.webhook_token).'),
+);
+
+const noticeResult = Joi.object({
+  token: Joi.string().allow('').required().description('The user token; empty when ingest.webhook_token authorised the call.'),
+  data: Joi.object({
+    success: Joi.boolean().required(),
+    url: Joi.string().allow('').required(),
+    queued: Joi.boolean().required(),
+    reason: Joi.string(),
+    objects: Joi.array().items(
+      Joi.object({
+        key: Joi.string().required(),
+        queued: Joi.boolean().required(),
+        capture: Joi.object({ id: Joi.number().integer().required(), state: Joi.string().valid(...CAPTURE_STATES).required() }).allow(null).required(),
+        reason: Joi.string(),
+      }),
+    ),
+    ignored: Joi.number().integer(),
+  }).required(),
+});
+
+const captureView = Joi.object({
+  id: Joi.number().integer().required(),
+  key: Joi.string().required(),
+  state: Joi.string().valid(...CAPTURE_STATES).required(),
+  size: Joi.number().integer().allow(null).required(),
+  rig_id: Joi.string().allow(null).required(),
+  project: Joi.string().allow(null).required(),
+}).unknown(true);
+
 /**
  * POST /api/v1/webhooks/capture_uploaded (the seed's webhook, also MinIO's bucket notifications),
  * GET /api/v1/captures and GET /api/v1/captures/{id}.
@@ -24,7 +60,12 @@ export function captureRoutes(app: App): ServerRoute[] {
       path: '/api/v1/webhooks/capture_uploaded',
       options: {
         auth: 'webhook',
+        description: 'A capture file was uploaded: queue it for ingestion',
+        notes: 'A user token also sets the `token` and `_service_pm_session` cookies.',
+        tags: ['captures'],
         app: { vary: 'Accept, Origin' },
+        response: { schema: noticeResult, sample: 0 },
+        plugins: { openapi: { payload: notice, errors: [403, 404, 422] } },
         handler: async (request, h) => {
           const user = webhookUser(request);
           const result = await app.captures.notify(request.payload, user ? 'user' : 'webhook');
@@ -39,6 +80,15 @@ export function captureRoutes(app: App): ServerRoute[] {
       path: '/api/v1/captures',
       options: {
         auth: 'token',
+        description: 'List captures, newest first, a page at a time',
+        tags: ['captures'],
+        response: {
+          schema: Joi.object({
+            success: Joi.boolean().required(),
+            data: Joi.object({ captures: Joi.array().items(captureView).required(), next_before: Joi.number().integer().allow(null).required() }).required(),
+          }),
+          sample: 0,
+        },
         validate: { query: listQuery },
         handler: async (request) => {
           const q = request.query as { rig?: string; project?: string; state?: string; limit: number; before?: number };
@@ -51,6 +101,9 @@ export function captureRoutes(app: App): ServerRoute[] {
       path: '/api/v1/captures/{id}',
       options: {
         auth: 'token',
+        description: 'One capture and its ingestion state',
+        tags: ['captures'],
+        response: { schema: Joi.object({ success: Joi.boolean().required(), data: Joi.object({ capture: captureView.required() }).required() }), sample: 0 },
         validate: { params: Joi.object({ id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).required() }) },
         handler: async (request) => ({ success: true, data: { capture: await app.captures.get(Number(request.params.id)) } }),
       },

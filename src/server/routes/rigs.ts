@@ -22,6 +22,43 @@ const REPORT_CSV_COLUMNS: { name: string; get: (r: RigReportView) => unknown; te
   { name: 'peer_address', get: (r) => r.peer_address },
 ];
 
+/** The rig report's form fields (checked in services/rig-report-input.ts). */
+const reportForm = Joi.object({
+  rig_serial: Joi.string().max(128).required().description('Serial number of the rig.'),
+  gpsd_latitude: Joi.string().allow('').description('Latitude as decimal text; empty or "nan" without a fix.'),
+  gpsd_longitude: Joi.string().allow('').description('Longitude as decimal text; empty or "nan" without a fix.'),
+  local_ip: Joi.string().allow('').description('Local IP address of the rig.'),
+  software_version: Joi.string().max(128).allow('').description('Current software version.'),
+  git_branch: Joi.string().max(128).allow('').description('Software branch.'),
+}).unknown(true);
+
+const rigView = Joi.object({
+  id: Joi.string().required(),
+  status: Joi.string().valid(...RIG_STATUSES).required(),
+  last_seen_at: Joi.date().iso().required(),
+  serial: Joi.string().required(),
+  lan_ip: Joi.string().allow(null).required(),
+  vpn_address: Joi.string().required(),
+  vpn_name: Joi.string().required(),
+  version: Joi.string().allow('').required(),
+  branch: Joi.string().allow('').required(),
+  latitude: Joi.number().allow(null).required(),
+  longitude: Joi.number().allow(null).required(),
+  current_project: Joi.string().allow(null).required(),
+  created_at: Joi.date().iso().required(),
+});
+
+const reportView = Joi.object({
+  received_at: Joi.date().iso().required(),
+  serial: Joi.string().required(),
+  lan_ip: Joi.string().allow(null).required(),
+  peer_address: Joi.string().required(),
+  version: Joi.string().allow('').required(),
+  branch: Joi.string().allow('').required(),
+  latitude: Joi.number().allow(null).required(),
+  longitude: Joi.number().allow(null).required(),
+});
+
 /** Everything under /api/v1/rigs: the VPN rule applies to all of it (the seed's rule). */
 export function rigRoutes(app: App): ServerRoute[] {
   const trusted = parseCidrs(app.config.server.trusted_proxies);
@@ -31,7 +68,11 @@ export function rigRoutes(app: App): ServerRoute[] {
       path: '/api/v1/rigs/{id}',
       options: {
         auth: false,
+        description: 'Report a rig: location and software state (form body, answers Ok)',
+        tags: ['rigs'],
         app: { vpn: 'rig', errorFormat: 'text' },
+        response: { schema: Joi.string().valid('Ok'), sample: 0 },
+        plugins: { openapi: { payload: reportForm, consumes: ['application/x-www-form-urlencoded', 'application/json'], produces: 'text/plain' } },
         payload: { allow: ['application/x-www-form-urlencoded', 'application/json'], maxBytes: REPORT_MAX_BYTES },
         handler: async (request, h) => {
           const peer = clientAddress(request, trusted);
@@ -47,7 +88,10 @@ export function rigRoutes(app: App): ServerRoute[] {
       path: '/api/v1/rigs',
       options: {
         auth: 'token',
+        description: 'List rigs with their computed status',
+        tags: ['rigs'],
         app: { vpn: 'rig' },
+        response: { schema: Joi.object({ success: Joi.boolean().required(), rigs: Joi.array().items(rigView).required() }), sample: 0 },
         validate: { query: Joi.object({ status: Joi.string().valid(...RIG_STATUSES) }) },
         handler: async (request) => {
           const rigs = await app.rigs.list({ status: request.query.status as RigStatus | undefined });
@@ -62,7 +106,31 @@ export function rigRoutes(app: App): ServerRoute[] {
       path: '/api/v1/rigs/{id}',
       options: {
         auth: 'token',
+        description: 'One rig: status, positions, recent uploads and captures',
+        tags: ['rigs'],
         app: { vpn: 'rig' },
+        response: {
+          schema: Joi.object({
+            success: Joi.boolean().required(),
+            rig: Joi.object({
+              id: Joi.string().required(),
+              status: Joi.string().valid(...RIG_STATUSES).required(),
+              status_meaning: Joi.string().required(),
+              serial: Joi.string().required(),
+              vpn_address: Joi.string().required(),
+              vpn_name: Joi.string().required(),
+              lan_ip: Joi.string().allow(null).required(),
+              latitude: Joi.number().allow(null).required(),
+              longitude: Joi.number().allow(null).required(),
+              positions: Joi.array().items(Joi.object().unknown(true)).required(),
+              uploads: Joi.object({ total: Joi.number().integer().required(), recent: Joi.array().required() }).required(),
+              captures: Joi.object({ total: Joi.number().integer().required(), recent: Joi.array().required() }).required(),
+            })
+              .unknown(true)
+              .required(),
+          }),
+          sample: 0,
+        },
         handler: async (request) => ({ success: true, rig: await rigDetail(app.db.reader, app.config, String(request.params.id), new Date()) }),
       },
     },
@@ -71,7 +139,14 @@ export function rigRoutes(app: App): ServerRoute[] {
       path: '/api/v1/rigs/{id}/reports',
       options: {
         auth: 'token',
+        description: "A rig's report history (JSON, or CSV with format=csv)",
+        tags: ['rigs'],
         app: { vpn: 'rig' },
+        response: {
+          schema: Joi.object({ success: Joi.boolean().required(), rig: Joi.string().required(), reports: Joi.array().items(reportView).required() }),
+          sample: 0,
+        },
+        plugins: { openapi: { alternatives: { 'text/csv': Joi.string() } } },
         validate: {
           query: Joi.object({
             since: Joi.date().iso(),

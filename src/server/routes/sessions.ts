@@ -15,6 +15,18 @@ const loginPayload = Joi.object({
   .or('login', 'email', 'username')
   .unknown(true);
 
+const userShape = Joi.object({
+  id: Joi.string().required(),
+  email: Joi.string().required(),
+  username: Joi.string().required(),
+  rig_ui_settings: Joi.any().required().allow(null).description('Free-form rig UI settings; null when unset.'),
+});
+
+const loginResponse = Joi.object({
+  token: Joi.string().required(),
+  data: Joi.object({ success: Joi.boolean().required(), token: Joi.string().required(), user: userShape.required() }).required(),
+});
+
 interface LoginPayload {
   login?: string;
   email?: string;
@@ -30,7 +42,12 @@ export function sessionRoutes(app: App): ServerRoute[] {
       path: '/api/v1/sessions',
       options: {
         auth: false,
+        description: 'Start a session: the token for the Authorization header',
+        notes: 'The user is named by `login` (username or email); `email` and `username` are accepted in its place.',
+        tags: ['sessions'],
         validate: { payload: loginPayload },
+        response: { schema: loginResponse, sample: 0 },
+        plugins: { openapi: { errors: [401, 429] } },
         handler: async (request) => {
           const body = request.payload as LoginPayload;
           const login = (body.login ?? body.email ?? body.username) as string;
@@ -54,6 +71,9 @@ export function sessionRoutes(app: App): ServerRoute[] {
       path: '/api/v1/sessions',
       options: {
         auth: 'token',
+        description: 'End the session of the presented token',
+        tags: ['sessions'],
+        response: { schema: Joi.object({ data: Joi.object({ success: Joi.boolean().required() }).required() }), sample: 0 },
         handler: async (request, h) => {
           await app.sessions.revoke(authOf(request).token);
           h.unstate(TOKEN_COOKIE);

@@ -13,6 +13,18 @@ const updatePayload = Joi.object({
     .required(),
 }).unknown(true);
 
+const updateResponse = Joi.object({
+  token: Joi.string().required(),
+  data: Joi.object({
+    success: Joi.boolean().required(),
+    user: Joi.object({
+      email: Joi.string().required(),
+      username: Joi.string().required(),
+      rigUISettings: Joi.any().required().allow(null).description('The stored rig UI settings.'),
+    }).required(),
+  }).required(),
+});
+
 interface UpdatePayload {
   user: { id?: string | number | null; rig_ui_settings: unknown };
 }
@@ -24,7 +36,12 @@ export function userRoutes(app: App): ServerRoute[] {
       path: '/api/v1/users/{id}',
       options: {
         auth: 'token',
+        description: "Store a user's rig UI settings",
+        notes: 'Also sets the `token` and `_service_pm_session` cookies.',
+        tags: ['users'],
         app: { vary: 'Accept, Origin' },
+        response: { schema: updateResponse, sample: 0 },
+        plugins: { openapi: { errors: [403] } },
         validate: { payload: updatePayload, params: Joi.object({ id: Joi.string().max(32).required() }) },
         handler: async (request, h) => {
           const auth = authOf(request);
