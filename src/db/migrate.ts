@@ -2,6 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
 import type { Umzug } from 'umzug';
+import { CannotStart } from '../errors.ts';
 import { migrations } from './migrations/index.ts';
 
 /** The table umzug records applied migrations in. */
@@ -26,12 +27,22 @@ export interface MigrationStatus {
 /**
  * Names of the known migrations not yet applied, read straight from umzug's table (one indexed read,
  * no umzug). Works on SQLite and PostgreSQL: a missing table means nothing has been applied.
+ * A database that a newer rigd has migrated (a migration this rigd does not know, as after a rollback
+ * of the package) is refused: this rigd would run on a schema it was not written for.
  */
 export async function pendingMigrations(sequelize: Sequelize): Promise<string[]> {
   const tables = (await sequelize.getQueryInterface().showAllTables()) as unknown[];
   const names = tables.map((t) => (typeof t === 'string' ? t : String((t as { tableName?: string }).tableName)));
   if (!names.includes(MIGRATIONS_TABLE)) return migrations.map((m) => m.name);
   const rows = await sequelize.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`, { type: QueryTypes.SELECT });
+  const known = new Set(migrations.map((m) => m.name));
+  const unknown = rows.map((r) => r.name).filter((n) => !known.has(n));
+  if (unknown.length) {
+    throw new CannotStart(
+      `the database was migrated by a newer rigd (migration ${unknown.join(', ')}): install that rigd again, or restore a backup made by this version (rigd restore)`,
+      'newer_database',
+    );
+  }
   const done = new Set(rows.map((r) => r.name));
   return migrations.map((m) => m.name).filter((n) => !done.has(n));
 }
