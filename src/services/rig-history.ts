@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.ts';
 import type { Reader } from '../db/reader.ts';
 import { findRig, rigNotFound } from './rig-lookup.ts';
+import type { RigReportView } from './rigs.ts';
 import { isoWithOffset } from './time-text.ts';
 
 /** One report of the history as `rigd rigs history` shows it (the rig's own field names where it has them). */
@@ -28,16 +29,8 @@ export interface RigHistory {
 /** Largest history one call returns (newest first). */
 export const HISTORY_LIMIT = 100_000;
 
-interface ReportRow {
-  received_at: string | Date;
-  serial: string;
-  lan_ip: string | null;
-  peer_address: string;
-  version: string;
-  branch: string;
-  latitude: number | null;
-  longitude: number | null;
-}
+/** A history row as the reader returns it (SQLite gives the time as text). */
+type ReportRow = Omit<RigReportView, 'received_at'> & { received_at: string | Date };
 
 /** How Sequelize writes DATE columns ("2026-11-23 07:37:30.123 +00:00"), so a text comparison in SQLite is a time comparison. */
 export function sqlTime(d: Date): string {
