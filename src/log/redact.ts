@@ -14,6 +14,8 @@ export const REDACT_PATHS: string[] = [
   ...SECRET_KEYS,
   ...SECRET_KEYS.map((k) => `*.${k}`),
   'headers["set-cookie"]',
+  'payload.data.token',
+  'response.data.token',
   'response_headers["set-cookie"]',
   'headers["x-amz-security-token"]',
   'query["X-Amz-Signature"]',

@@ -16,16 +16,22 @@ function statusOf(request: Request): number {
   return 'statusCode' in response ? Number(response.statusCode) : 0;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+}
+
 /** At debug level the request line also shows what came in (secrets redacted by the logger). */
 function details(request: Request): Record<string, unknown> {
   const response = request.response;
   const headers = response && 'headers' in response ? response.headers : {};
   const payload = request.payload;
+  const source = response && 'source' in response ? response.source : undefined;
   return {
     headers: request.headers,
     query: request.query,
-    ...(payload !== null && typeof payload === 'object' && !Buffer.isBuffer(payload) && !('pipe' in payload) ? { payload } : {}),
+    ...(isPlainObject(payload) ? { payload } : {}),
     ...(headers['set-cookie'] ? { response_headers: { 'set-cookie': headers['set-cookie'] } } : {}),
+    ...(isPlainObject(source) ? { response: source } : {}),
   };
 }
 
