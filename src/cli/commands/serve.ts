@@ -93,9 +93,11 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
     try {
       await server.stop({ timeout: STOP_TIMEOUT_MS });
       await app.close();
+      log.flush?.();
       process.exit(0);
     } catch (err) {
       log.error('unclean stop', { error: String(err) });
+      log.flush?.();
       process.exit(1);
     }
   };
