@@ -1,17 +1,26 @@
 /**
- * One JSON object per line on stdout, filtered by level. Under systemd (stdout connected to the
+ * Logging through pino: one JSON object per line on stdout, `{"time","level","msg",...fields}`,
+ * filtered by level, secrets redacted (src/log/redact.ts). Under systemd (stdout connected to the
  * journal), each line starts with its syslog priority, `<3>` for an error (sd-daemon(3); journald
  * strips it: SyslogLevelPrefix=yes is the default), so `journalctl -u rigd -p err` shows errors only.
- * Anywhere else (a terminal, a pipe, a file) the lines are plain JSON.
+ * Anywhere else (a terminal, a pipe, a file) the lines are plain JSON, or pino-pretty's text when
+ * the format is pretty (src/log/format.ts).
+ *
+ * The rest of rigd speaks the small Logger interface below (`log.info(msg, fields)`); the pino
+ * instance behind it is there for hapi-pino (`request.logger`, one child per request).
  */
 import { fstatSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import type { LogFormat } from './log/format.ts';
+import { CENSOR, maskFields, REDACT_PATHS } from './log/redact.ts';
+import { requestScope } from './log/request-scope.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+type Level = Exclude<LogLevel, 'silent'>;
 
 /** The syslog priority of each level: 7 debug, 6 info, 4 warning, 3 err. */
-export const PRIORITY: Record<Exclude<LogLevel, 'silent'>, number> = { debug: 7, info: 6, warn: 4, error: 3 };
+export const PRIORITY: Record<Level, number> = { debug: 7, info: 6, warn: 4, error: 3 };
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -19,6 +28,20 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /** The pino logger behind this one (absent on a stand-in). */
+  readonly pino?: PinoLogger;
+  /** Writes out what is buffered, synchronously (before exit). */
+  flush?(): void;
+}
+
+/** Receives each finished line (ending in a newline) with its level. */
+export type LineWriter = (line: string, level: Level) => void;
+
+export interface LoggerOptions {
+  /** json (default) or pretty (pino-pretty, in-process); only for stdout. */
+  format?: LogFormat;
+  /** Buffer stdout writes (SonicBoom, flushed on exit): a slow reader never blocks a request. */
+  async?: boolean;
 }
 
 /**
@@ -36,29 +59,94 @@ export function isJournalStream(fd: number, env: NodeJS.ProcessEnv = process.env
   }
 }
 
-/** Writes to stdout, each line prefixed with its priority when stdout is the journal. */
-function stdoutWriter(): (line: string, level: Exclude<LogLevel, 'silent'>) => void {
-  const journal = isJournalStream(1);
-  return (line, level) => void process.stdout.write(journal ? `<${PRIORITY[level]}>${line}` : line);
+const LABEL: Record<number, Level> = { 20: 'debug', 30: 'info', 40: 'warn', 50: 'error' };
+
+/** A pino destination that hands each line, with its level (pino's metadata), to `write`. */
+function lineStream(write: LineWriter): DestinationStream & { lastLevel?: number } {
+  const stream = {
+    lastLevel: 30,
+    [pino.symbols.needsMetadataGsym]: true,
+    write(line: string) {
+      write(line, LABEL[stream.lastLevel] ?? 'info');
+    },
+  };
+  return stream;
 }
 
-export function createLogger(
-  level: LogLevel,
-  write: (line: string, level: Exclude<LogLevel, 'silent'>) => void = stdoutWriter(),
-  base: Record<string, unknown> = {},
-): Logger {
-  const min = RANK[level];
-  const emit = (lvl: Exclude<LogLevel, 'silent'>) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (RANK[lvl] < min) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields })}\n`, lvl);
+interface Sink {
+  stream: DestinationStream;
+  flush(): void;
+}
+
+function stdoutSink(options: LoggerOptions): Sink {
+  if (options.format === 'pretty') {
+    const pretty = createRequire(import.meta.url)('pino-pretty') as (o: object) => DestinationStream & { flushSync?(): void };
+    const stream = pretty({ destination: 1, sync: !options.async, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+    return { stream, flush: () => stream.flushSync?.() };
+  }
+  const out = pino.destination({ dest: 1, sync: !options.async });
+  const flush = () => {
+    try {
+      out.flushSync();
+    } catch {
+      // Nothing buffered, or stdout gone: nothing more to do.
+    }
+  };
+  if (!isJournalStream(1)) return { stream: out, flush };
+  return { stream: lineStream((line, level) => out.write(`<${PRIORITY[level]}>${line}`)), flush };
+}
+
+/**
+ * pino writes `{level,time,...bindings,...fields,msg}`; rigd's lines read `{time,level,msg,...}`
+ * (what journal readers and the tests match on): the level leaves pino's fixed prefix, the time
+ * opens the line, and the level and message lead the fields.
+ */
+function pinoFor(level: LogLevel, stream: DestinationStream): PinoLogger {
+  return pino(
+    {
+      level,
+      base: null,
+      timestamp: () => `"time":"${new Date().toISOString()}"`,
+      formatters: { level: () => ({}), log: (obj) => maskFields(obj) },
+      mixin: (_obj, num) => ({ level: LABEL[num] ?? String(num) }),
+      // The level first, then the line's fields; inside a request, its id unless the line has one.
+      mixinMergeStrategy: (obj, mixin) => {
+        const scope = requestScope.getStore();
+        const line = Object.assign(mixin, obj) as Record<string, unknown>;
+        if (scope && line.request_id === undefined) line.request_id = scope.request_id;
+        return line;
+      },
+      redact: { paths: REDACT_PATHS, censor: CENSOR },
+    },
+    stream,
+  );
+}
+
+/** The Logger interface over a pino logger: the message leads the fields. */
+export function fromPino(p: PinoLogger, flush: () => void = () => p.flush()): Logger {
+  const emit = (lvl: Level) => (msg: string, fields?: Record<string, unknown>) => {
+    if (!p.isLevelEnabled(lvl)) return;
+    p[lvl](fields ? { msg, ...fields } : { msg });
   };
   return {
     debug: emit('debug'),
     info: emit('info'),
     warn: emit('warn'),
     error: emit('error'),
-    child: (fields) => createLogger(level, write, { ...base, ...fields }),
+    child: (fields) => fromPino(p.child(fields), flush),
+    pino: p,
+    flush,
   };
+}
+
+/**
+ * A logger at `level`. Lines go to `write` when given (tests, other sinks), else to stdout: JSON
+ * (with journald priorities when stdout is the journal) or pretty text (options.format).
+ */
+export function createLogger(level: LogLevel, write?: LineWriter, base: Record<string, unknown> = {}, options: LoggerOptions = {}): Logger {
+  const sink: Sink = write ? { stream: lineStream(write), flush: () => undefined } : stdoutSink(options);
+  const p = pinoFor(level, sink.stream);
+  return fromPino(Object.keys(base).length ? p.child(base) : p, sink.flush);
 }
 
 export const silentLogger: Logger = createLogger('silent', () => undefined);

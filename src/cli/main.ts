@@ -30,6 +30,7 @@ export function buildProgram(): Command {
     .description('run the HTTP server, upload monitor and ingester (what systemd runs)')
     .option('-p, --port <n>', 'port to listen on (overrides server.port)')
     .option('-H, --host <addr>', 'address to listen on (overrides server.host)')
+    .option('--log-format <format>', 'auto | json | pretty (overrides log.format; auto: pretty on a terminal, else JSON lines)')
     .action(lazy(() => import('./commands/serve.ts'), (m) => m.serve));
 
   const user = sub('user').description('manage users who log in to the API');

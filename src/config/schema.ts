@@ -71,7 +71,7 @@ export interface Config {
     /** Logins (password hashes) allowed to wait for the pool; past this, 429 login_busy with Retry-After. */
     max_queued_hashes: number;
   };
-  log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+  log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent'; format: 'auto' | 'json' | 'pretty' };
   page: {
     /** XYZ tile URL template for the map pages; empty: markers on a plain graticule, no network. */
     map_tiles_url: string;
@@ -143,6 +143,7 @@ export const configSchema = Joi.object<Config>({
   }).default(),
   log: Joi.object({
     level: Joi.string().valid('debug', 'info', 'warn', 'error', 'silent').default('info'),
+    format: Joi.string().valid('auto', 'json', 'pretty').default('auto'),
   }).default(),
   page: Joi.object({
     map_tiles_url: tileUrlTemplate('https://tiles.example/{z}/{x}/{y}.png').allow('').default(''),

@@ -45,7 +45,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
 
   registerRequestContext(server);
   registerRequestDeadline(server);
-  registerRequestLog(server, opts.log, app.metrics.http, config.server.trusted_proxies);
+  await registerRequestLog(server, opts.log, app.metrics.http, config.server.trusted_proxies);
   registerVpnGuard(server, config);
   registerErrors(server, opts.log);
   registerHeaders(server);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../log.ts';
+import { chooseLogFormat, LOG_FORMATS, type LogFormatSetting } from '../../log/format.ts';
 import { openApp, type App } from '../../services/app.ts';
 import { markServing } from '../../services/server-presence.ts';
 import { hostPort, listen } from '../../server/listen.ts';
@@ -10,6 +11,7 @@ import { UsageError } from '../fail.ts';
 interface ServeOptions {
   port?: string;
   host?: string;
+  logFormat?: string;
 }
 
 /** How long SIGTERM waits for in-flight requests before closing them. */
@@ -50,9 +52,15 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
     overrides.server.port = Number(opts.port);
   }
   if (opts.host !== undefined) overrides.server.host = opts.host;
+  if (opts.logFormat !== undefined) {
+    if (!LOG_FORMATS.includes(opts.logFormat as LogFormatSetting)) throw new UsageError(`--log-format must be one of ${LOG_FORMATS.join(', ')}, got "${opts.logFormat}"`);
+    overrides.log = { format: opts.logFormat };
+  }
   const config = await configFor(cmd, overrides);
   await refuseRootOnServiceData(config.data_dir);
-  const log = createLogger(config.log.level);
+  // Buffered stdout (flushed on exit): a slow journal or pipe never holds up a rig report.
+  const log = createLogger(config.log.level, undefined, {}, { format: chooseLogFormat(config.log.format, process.stdout.isTTY === true), async: true });
+  process.on('exit', () => log.flush?.());
   // A database that cannot be opened throws CannotStart here, with nothing left open.
   const app = await openApp(config, { log });
   let server: Awaited<ReturnType<typeof createServer>>;
@@ -85,9 +93,11 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
     try {
       await server.stop({ timeout: STOP_TIMEOUT_MS });
       await app.close();
+      log.flush?.();
       process.exit(0);
     } catch (err) {
       log.error('unclean stop', { error: String(err) });
+      log.flush?.();
       process.exit(1);
     }
   };

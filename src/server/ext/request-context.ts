@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@hapi/hapi';
+import { enterRequestScope } from '../../log/request-scope.ts';
 
 /** An incoming X-Request-Id is kept when it survives sanitising; else a new UUID. */
 export function requestIdFrom(header: unknown): string {
@@ -10,11 +11,12 @@ export function requestIdFrom(header: unknown): string {
   return randomUUID();
 }
 
-/** Stamps every request with its id and start time, first thing. */
+/** Stamps every request with its id and start time, first thing; its log lines carry the id. */
 export function registerRequestContext(server: Server): void {
   server.ext('onRequest', (request, h) => {
     request.app.startedAt = process.hrtime.bigint();
     request.app.requestId = requestIdFrom(request.headers['x-request-id']);
+    enterRequestScope(request.app.requestId);
     return h.continue;
   });
 }

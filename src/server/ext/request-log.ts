@@ -1,4 +1,6 @@
 import type { Request, Server } from '@hapi/hapi';
+import hapiPino from 'hapi-pino';
+import { pino } from 'pino';
 import type { Logger } from '../../log.ts';
 import type { AppMetrics } from '../../services/metrics/contract.ts';
 import { clientAddress, parseCidrs } from '../client-address.ts';
@@ -14,13 +16,46 @@ function statusOf(request: Request): number {
   return 'statusCode' in response ? Number(response.statusCode) : 0;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** At debug level the request line also shows what came in (secrets redacted by the logger). */
+function details(request: Request): Record<string, unknown> {
+  const response = request.response;
+  const headers = response && 'headers' in response ? response.headers : {};
+  const payload = request.payload;
+  const source = response && 'source' in response ? response.source : undefined;
+  return {
+    headers: request.headers,
+    query: request.query,
+    ...(isPlainObject(payload) ? { payload } : {}),
+    ...(headers['set-cookie'] ? { response_headers: { 'set-cookie': headers['set-cookie'] } } : {}),
+    ...(isPlainObject(source) ? { response: source } : {}),
+  };
+}
+
 /**
- * One JSON line per request when its response ends (journald keeps stdout): method, path, status,
- * duration, request id, client address. Feeds the HTTP latency histogram of /metrics, labelled by
- * route pattern (never the raw path, so the label set stays small).
+ * hapi-pino gives each request `request.logger`, a child of the server's pino logger; every line
+ * logged while serving a request carries its `request_id` (src/log/request-scope.ts). hapi-pino's
+ * own request lines are off: rigd writes one line per request when its response ends (journald
+ * keeps stdout): method, path, status, duration, request id, client address. Feeds the HTTP
+ * latency histogram of /metrics, labelled by route pattern (never the raw path, so the label set
+ * stays small).
  */
-export function registerRequestLog(server: Server, log: Logger, metrics: AppMetrics['http'], trustedProxies: readonly string[]): void {
+export async function registerRequestLog(server: Server, log: Logger, metrics: AppMetrics['http'], trustedProxies: readonly string[]): Promise<void> {
   const trusted = parseCidrs(trustedProxies);
+  await server.register({
+    plugin: hapiPino,
+    options: {
+      instance: log.pino ?? pino({ level: 'silent' }),
+      logEvents: [],
+      logRequestStart: false,
+      logRequestComplete: false,
+      getChildBindings: () => ({}),
+    },
+  });
+  const debug = log.pino?.isLevelEnabled('debug') ?? false;
   server.events.on('response', (request) => {
     const started = request.app.startedAt;
     const seconds = started === undefined ? 0 : Number(process.hrtime.bigint() - started) / 1e9;
@@ -36,6 +71,7 @@ export function registerRequestLog(server: Server, log: Logger, metrics: AppMetr
       status,
       duration_ms: Math.round(seconds * 1e6) / 1e3,
       client: clientAddress(request, trusted)?.toString() ?? request.info.remoteAddress,
+      ...(debug ? details(request) : {}),
     });
   });
 }
