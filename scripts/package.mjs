@@ -89,17 +89,19 @@ function productionClosure() {
 }
 
 /** A package's own test, example and demo directories (at its top level): never loaded. */
-const UNUSED_DIRS = ['test', 'tests', '__tests__', 'example', 'examples', 'demo', 'benchmark', 'bench'];
+const UNUSED_DIRS = ['test', 'tests', '__tests__', 'example', 'examples', 'demo', 'benchmark', 'bench', 'docs'];
 
 /**
  * Files no running rigd reads: TypeScript sources and declarations, source maps, documentation
- * (licences stay), dotfiles (lint, VCS and npm settings), and the directories above.
+ * (licences stay; a documentation site's HTML page at a package's top level, which loads scripts from
+ * CDNs), dotfiles (lint, VCS and npm settings), and the directories above.
  */
 function unused(rel, isDir) {
   const base = path.basename(rel);
   if (base.startsWith('.')) return true;
   if (isDir) return !rel.includes(path.sep) && UNUSED_DIRS.includes(base);
   if (/^(licen[cs]e|copying|notice)/i.test(base)) return false;
+  if (!rel.includes(path.sep) && /\.html?$/i.test(base)) return true;
   return /\.(d\.)?[cm]?tsx?$/.test(base) || base.endsWith('.map') || /\.(md|markdown)$/i.test(base);
 }
 
