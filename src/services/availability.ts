@@ -158,3 +158,18 @@ export async function fleetStretches(reader: Reader, config: AvailabilityConfig,
   }
   return out;
 }
+
+/**
+ * The listing with online_since / offline_since added (additive fields; `--json` and the API). A rig
+ * with no report in the last 7 days is offline since its last report (rigs.last_seen_at).
+ */
+export async function withStretches<T extends { id: string; last_seen_at: Date }>(reader: Reader, config: AvailabilityConfig, rigs: T[], now: Date): Promise<(T & Stretch)[]> {
+  if (rigs.length === 0) return [];
+  const stretches = await fleetStretches(reader, config, now);
+  return rigs.map((r) => {
+    const known = stretches.get(r.id);
+    if (known) return { ...r, ...known };
+    const offline = now.getTime() - r.last_seen_at.getTime() > config.rigs.offline_after_s * 1000;
+    return { ...r, online_since: null, offline_since: offline ? iso(r.last_seen_at.getTime()) : null };
+  });
+}
