@@ -90,5 +90,6 @@ try {
   console.log(`rigd fleet --json: ${ms(await rigd(['fleet', '--json']))}`);
   console.log(`rigd rigs --json: ${ms(await rigd(['rigs', '--json']))}`);
 } finally {
-  rmSync(dataDir, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) console.log(`kept ${dataDir}`);
+  else rmSync(dataDir, { recursive: true, force: true });
 }

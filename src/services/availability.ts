@@ -133,9 +133,13 @@ export interface Stretch {
   offline_since: string | null;
 }
 
+/** How far back the listings look for the start of the current online stretch (at least 2 × offline_after_s). */
+export const STRETCH_LOOKBACK_S = DAY_S;
+
 /**
- * online_since / offline_since of every rig in one query over the last 7 days of history: a rig
- * online for longer than that (or than the retained history) shows its first report in the window.
+ * online_since / offline_since of every rig in one query over the last 24 h of history (a week for
+ * 10,000 rigs takes seconds; a day well under one): a rig online for longer than that shows its
+ * first report in the window ("at least since").
  */
 export async function fleetStretches(reader: Reader, config: AvailabilityConfig, now: Date): Promise<Map<string, Stretch>> {
   const offlineAfterS = config.rigs.offline_after_s;
@@ -148,7 +152,7 @@ export async function fleetStretches(reader: Reader, config: AvailabilityConfig,
             MAX(CASE WHEN prev IS NULL OR (julianday(received_at) - julianday(prev)) * 86400.0 > ? THEN received_at END) AS since,
             MAX(received_at) AS last
      FROM r GROUP BY rig_id`,
-    [sqlTime(new Date(now.getTime() - WEEK_S * 1000)), offlineAfterS],
+    [sqlTime(new Date(now.getTime() - Math.max(STRETCH_LOOKBACK_S, 2 * offlineAfterS) * 1000)), offlineAfterS],
   );
   const out = new Map<string, Stretch>();
   for (const r of rows) {
@@ -161,7 +165,7 @@ export async function fleetStretches(reader: Reader, config: AvailabilityConfig,
 
 /**
  * The listing with online_since / offline_since added (additive fields; `--json` and the API). A rig
- * with no report in the last 7 days is offline since its last report (rigs.last_seen_at).
+ * with no report in the lookback window is offline since its last report (rigs.last_seen_at).
  */
 export async function withStretches<T extends { id: string; last_seen_at: Date }>(reader: Reader, config: AvailabilityConfig, rigs: T[], now: Date): Promise<(T & Stretch)[]> {
   if (rigs.length === 0) return [];

@@ -1,7 +1,5 @@
 import type { Config } from '../config/schema.ts';
 import type { Reader } from '../db/reader.ts';
-import { WEEK_S } from './availability.ts';
-import { sqlTime } from './rig-history.ts';
 import { listRigs } from './rig-queries.ts';
 import { RIG_STATUSES, compareRigIds, type RigStatus } from './rig-status.ts';
 import { isoWithOffset } from './time-text.ts';
@@ -9,7 +7,7 @@ import { isoWithOffset } from './time-text.ts';
 export interface VersionCount {
   version: string;
   rigs: number;
-  /** The first report of this version on this branch in the last 7 days (null: none in that window). */
+  /** The first retained report of this version on this branch (null: none left in the history). */
   first_reported: string | null;
 }
 
@@ -34,18 +32,24 @@ type FleetConfig = Pick<Config, 'rigs' | 'vpn'>;
 
 /**
  * Counts by status, by branch and by version, and each branch's rollout. The newest version of a
- * branch is the one most recently reported for the first time by any rig on that branch, within
- * the last 7 days of history (a rig still reporting an old version does not make it newer); a
- * branch with no report in that window takes the version of its most recently seen rig.
+ * branch is, among the versions its rigs are on now, the one most recently reported for the first
+ * time by any rig on that branch (in the retained history; a rig still reporting an old version does
+ * not make it newer); a branch with no retained report takes the version of its most recently seen rig.
  */
 export async function fleetSummary(reader: Reader, config: FleetConfig, now: Date): Promise<FleetSummary> {
-  const [rigs, firsts] = await Promise.all([
-    listRigs(reader, config, now),
-    reader.all<{ branch: string; version: string; first: string }>(
-      'SELECT branch, version, MIN(received_at) AS first FROM rig_reports WHERE received_at >= ? GROUP BY branch, version',
-      [sqlTime(new Date(now.getTime() - WEEK_S * 1000))],
-    ),
-  ]);
+  const rigs = await listRigs(reader, config, now);
+  // One index lookup per (branch, version) the fleet is on now (rig_reports_branch_version_received_at).
+  const pairs = [...new Map(rigs.map((r) => [`${r.branch}\u0000${r.version}`, r])).values()];
+  const firsts = (
+    await Promise.all(
+      pairs.map((p) =>
+        reader.all<{ branch: string; version: string; first: string | null }>(
+          'SELECT ? AS branch, ? AS version, MIN(received_at) AS first FROM rig_reports WHERE branch = ? AND version = ?',
+          [p.branch, p.version, p.branch, p.version],
+        ),
+      ),
+    )
+  ).flatMap((rows) => rows.filter((r): r is { branch: string; version: string; first: string } => r.first !== null));
   const firstOf = new Map(firsts.map((f) => [`${f.branch}\u0000${f.version}`, new Date(f.first).getTime()]));
   const byStatus = Object.fromEntries(RIG_STATUSES.map((s) => [s, 0])) as Record<RigStatus, number>;
   const branches = new Map<string, typeof rigs>();

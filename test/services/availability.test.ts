@@ -92,6 +92,6 @@ test('availability from known report times', async (t) => {
   t.deepEqual(s('gone'), [null, ago(10 * H).getTime()], 'gone: offline since its last report');
   t.deepEqual(s('once'), [null, ago(3 * H).getTime()], 'once: offline since its only report');
   t.deepEqual(s('fresh'), [ago(60_000).getTime(), null], 'fresh: online since its only report');
-  t.equal(stretches.get('old'), undefined, 'old: nothing in the 7-day history (the listing falls back to last_seen_at)');
+  t.equal(stretches.get('old'), undefined, 'old: nothing in the lookback window (the listing falls back to last_seen_at)');
   await db.close();
 });
