@@ -85,6 +85,11 @@ export function buildProgram(): Command {
     .exitOverride()
     .action(lazy(() => import('./commands/rig-history.ts'), (m) => m.rigsHistoryCommand));
 
+  sub('fleet')
+    .description('the fleet at a glance: rigs by status, by branch and version, and rigs still on an old version')
+    .option('--json', 'JSON only')
+    .action(lazy(() => import('./commands/fleet.ts'), (m) => m.fleetCommand));
+
   sub('uploads')
     .description('recent rig uploads, newest first, with their state and progress')
     .option('--json', 'JSON only')

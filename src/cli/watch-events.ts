@@ -9,7 +9,7 @@ import type { UploadView } from '../services/uploads.ts';
 
 export type RigEvent =
   | { event: 'rig_appeared' | 'reported'; at: string; rig: RigView }
-  | { event: 'status_changed'; at: string; rig: RigView; previous_status: RigView['status'] };
+  | { event: 'status_changed' | 'went_offline' | 'came_online'; at: string; rig: RigView; previous_status: RigView['status'] };
 
 export type UploadEvent =
   | { event: 'upload_appeared'; at: string; upload: UploadView }
@@ -29,7 +29,8 @@ function byKey<T, K>(items: readonly T[] | undefined, key: (item: T) => K): Map<
 
 /**
  * Per rig, in the current list's order: `rig_appeared` (new id), else `reported` (last_seen_at
- * moved) then `status_changed` (with previous_status; a report can cause it, or time alone).
+ * moved) then `status_changed` (with previous_status; a report can cause it, or time alone), followed
+ * by `went_offline` when the new status is offline, or `came_online` when the old one was.
  */
 export const diffRigs: Differ<RigView, RigEvent> = (previous, current, at) => {
   const when = at.toISOString();
@@ -42,7 +43,11 @@ export const diffRigs: Differ<RigView, RigEvent> = (previous, current, at) => {
       continue;
     }
     if (new Date(old.last_seen_at).getTime() !== new Date(rig.last_seen_at).getTime()) events.push({ event: 'reported', at: when, rig });
-    if (old.status !== rig.status) events.push({ event: 'status_changed', at: when, rig, previous_status: old.status });
+    if (old.status !== rig.status) {
+      events.push({ event: 'status_changed', at: when, rig, previous_status: old.status });
+      if (rig.status === 'offline') events.push({ event: 'went_offline', at: when, rig, previous_status: old.status });
+      else if (old.status === 'offline') events.push({ event: 'came_online', at: when, rig, previous_status: old.status });
+    }
   }
   return events;
 };

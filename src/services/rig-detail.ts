@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.ts';
 import type { CaptureState } from '../db/models/capture.ts';
 import type { UploadState } from '../db/models/upload.ts';
 import type { Reader } from '../db/reader.ts';
+import { rigAvailability, type Availability } from './availability.ts';
 import { rigNotFound, findRig } from './rig-lookup.ts';
 import { statusMeaning, type RigStatus } from './rig-status.ts';
 import { absoluteTime, isoWithOffset, timeAgo } from './time-text.ts';
@@ -65,6 +66,8 @@ export interface RigDetail {
   positions: PositionRun[];
   uploads: { total: number; recent: RigUploadItem[] };
   captures: { total: number; recent: RigCaptureItem[] };
+  /** Offline periods of the last 7 days and online shares, from the report history. */
+  availability: Availability;
   generated_at: string;
 }
 
@@ -105,7 +108,7 @@ export function positionRuns(rows: { received_at: string | Date; latitude: numbe
 export async function rigDetail(reader: Reader, config: DetailConfig, rawId: string, now: Date): Promise<RigDetail> {
   const rig = await findRig(reader, config, rawId, now);
   if (!rig) throw rigNotFound(rawId);
-  const [positions, uploads, uploadCount, captures, captureCount] = await Promise.all([
+  const [positions, uploads, uploadCount, captures, captureCount, availability] = await Promise.all([
     reader.all<{ received_at: string | Date; latitude: number; longitude: number }>(
       'SELECT received_at, latitude, longitude FROM rig_reports WHERE rig_id = ? AND latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY received_at DESC, id DESC LIMIT ?',
       [rig.id, POSITION_SCAN],
@@ -120,6 +123,7 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
       [rig.id, DETAIL_ITEMS],
     ),
     reader.all<{ n: number }>('SELECT COUNT(*) AS n FROM captures WHERE rig_id = ?', [rig.id]),
+    rigAvailability(reader, config, rig.id, now),
   ]);
   return {
     id: rig.id,
@@ -163,6 +167,7 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
         updated_at: iso(c.updated_at),
       })),
     },
+    availability,
     generated_at: isoWithOffset(now, { ms: true }),
   };
 }

@@ -57,6 +57,15 @@ test('rigs show --json: status, addresses, last report with offset, position run
   t.deepEqual([d.uploads.total, d.uploads.recent.map((u: { key: string }) => u.key)], [2, ['rig7/b\u001b[31m.log', 'rig7/a.sqlite']], "its uploads, newest first (not rig8's)");
   t.deepEqual([d.captures.total, d.captures.recent.map((c: { key: string; state: string }) => `${c.key} ${c.state}`)], [1, ['rig7/a.sqlite failed']], 'its captures');
   t.match(d.captures.recent[0].created_at, ISO_OFFSET, 'capture times with offset too');
+  const a = d.availability;
+  t.deepEqual(
+    a.offline_periods.map((p: { duration_s: number; end: string | null }) => [Math.round(p.duration_s / 3600), p.end === null]),
+    [[2, false], [3, false], [25, false], [42, false]],
+    'offline periods from the gaps over an hour, newest first (~2 h, 3 h, 25 h, 42 h), none open: it reported a minute ago',
+  );
+  t.match(a.offline_periods[1].start, ISO_OFFSET, 'period times with offset');
+  t.deepEqual([a.online_7d.window_s, a.online_7d.clipped], [72 * 3600, true], '7 days clipped to the first report, 72 h ago');
+  t.ok(a.online_24h.percent > 0 && a.online_24h.percent < 1, `24 h: almost all offline (${a.online_24h.percent}%)`);
 });
 
 test('rigs show: the text view', async (t) => {
@@ -69,6 +78,8 @@ test('rigs show: the text view', async (t) => {
   t.match(out, /\n {2}last report +1 minute ago \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00 \(UTC\)\)\n/, 'last report: words, then the absolute time with zone');
   t.match(out, /\n {2}2\.50000,13\.25000 .* 2\n {2}1\.50000,13\.25000 .* 2\n/, 'position runs');
   t.match(out, /uploads \(2 of 2, newest first\)/, 'uploads heading');
+  t.match(out, /\noffline periods in the last 7 days \(newest first\)\n {2}FROM +UNTIL +DURATION\n.*\n.* 3 h\n/, 'offline periods table');
+  t.match(out, /\n {2}online last 7 d +\d+(\.\d+)?% \(of 3 d since the first retained report\)\n/, '7-day share says it is clipped');
   t.ok(out.includes('rig7/b\\x1b[31m.log'), 'a control character in a key is shown escaped');
   t.notOk(out.includes('\u001b'), 'no escape character reaches the terminal');
   t.match(out, /captures \(1 of 1, newest first\)\n.*\n {2}\d+ +failed +rig7\/a\.sqlite +2048 +survey-1 .* not_sqlite\n/, 'capture with its error');

@@ -29,6 +29,10 @@ test('rigd rigs: table, --json, --status, as a child process on the server datab
   const list = JSON.parse(json.stdout);
   t.deepEqual(list.map((r: { id: string; status: string }) => [r.id, r.status]), [['rig1', 'offline'], ['rig2', 'stale'], ['rig10', 'online']], 'natural order with status');
   t.deepEqual([list[2].serial, list[2].latitude, list[2].current_project, list[2].vpn_address], ['S-rig10', 10.5, 'survey-7', '10.144.3.3'], 'fields');
+  t.equal(list[0].online_since, null, 'offline rig: online_since null');
+  t.equal(new Date(list[0].offline_since).getTime(), new Date(list[0].last_seen_at).getTime(), 'offline_since is its last report');
+  t.equal(new Date(list[2].online_since).getTime(), new Date(list[2].last_seen_at).getTime(), 'online rig with one report: online since it');
+  t.equal(list[2].offline_since, null, 'online rig: offline_since null');
 
   const stale = await rigd(['rigs', '--json', '--status', 'stale'], { env });
   t.deepEqual(JSON.parse(stale.stdout).map((r: { id: string }) => r.id), ['rig2'], '--status stale');

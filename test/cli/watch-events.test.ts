@@ -39,6 +39,20 @@ test('diffRigs: first snapshot, reports, status changes, nothing when nothing ch
   t.end();
 });
 
+test('diffRigs: went_offline / came_online after status_changed when the status crosses to or from offline', (t) => {
+  const on = rig('rig1', 'online', '2026-11-23T07:59:00Z');
+  const stale = rig('rig1', 'stale', '2026-11-23T07:30:00Z');
+  const off = rig('rig1', 'offline', '2026-11-23T06:00:00Z');
+  const kinds = (prev: RigView, cur: RigView) => diffRigs([prev], [cur], AT).map((e) => [e.event, 'previous_status' in e ? e.previous_status : null]);
+  t.deepEqual(kinds(stale, { ...stale, status: 'offline' }), [['status_changed', 'stale'], ['went_offline', 'stale']], 'stale to offline (time alone): status_changed, went_offline');
+  t.deepEqual(kinds(on, { ...on, status: 'offline' }), [['status_changed', 'online'], ['went_offline', 'online']], 'online to offline in one step: went_offline too');
+  t.deepEqual(kinds(off, on), [['reported', null], ['status_changed', 'offline'], ['came_online', 'offline']], 'offline to online (a report): reported, status_changed, came_online');
+  t.deepEqual(kinds(off, { ...stale, last_seen_at: new Date('2026-11-23T07:31:00Z') }), [['reported', null], ['status_changed', 'offline'], ['came_online', 'offline']], 'offline to stale is coming online as well');
+  t.deepEqual(kinds(on, { ...on, status: 'stale' }).map(([e]) => e), ['status_changed'], 'online to stale: status_changed only');
+  t.deepEqual(kinds(off, off), [], 'still offline: nothing');
+  t.end();
+});
+
 function upload(id: number, state: UploadView['state'], seen: number): UploadView {
   const at = '2026-11-23T07:00:00.000Z';
   return { id, rig_id: 'rig1', key: `rig1/${id}.sqlite`, project: null, state, size: 100, bytes_seen: seen, etag: null, created_at: at, url_expires_at: at, completed_at: null };

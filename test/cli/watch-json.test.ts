@@ -62,7 +62,7 @@ function checkLines(t: test.Test, stdout: string): void {
   t.notOk(stdout.includes('\u001b['), 'no escape codes');
 }
 
-test('rigs --watch --json: a snapshot, then rig_appeared, reported, status_changed, in order; SIGINT exits 0', async (t) => {
+test('rigs --watch --json: a snapshot, then rig_appeared, reported, status_changed, came_online, in order; SIGINT exits 0', async (t) => {
   const config = testConfig();
   const env = { RIGD_DATA_DIR: config.data_dir };
   let app: App | undefined;
@@ -80,7 +80,8 @@ test('rigs --watch --json: a snapshot, then rig_appeared, reported, status_chang
     t.deepEqual([first.event, first.rig.id, first.rig.status], ['rig_appeared', 'rig0', 'online'], 'the first line: the existing rig appears (snapshot)');
     t.match(first.at, ISO, 'at: ISO 8601 UTC');
     const listed = JSON.parse((await rigd(['rigs', '--json'], { env })).stdout);
-    t.deepEqual(first.rig, listed[0], 'the rig exactly as in rigd rigs --json');
+    const { online_since: _on, offline_since: _off, ...listedRig } = listed[0];
+    t.deepEqual(first.rig, listedRig, 'the rig exactly as in rigd rigs --json (without online_since / offline_since)');
     t.match(first.rig.last_seen_at, ISO, 'its times too');
 
     await report('rig9', 3 * 3600);
@@ -91,12 +92,14 @@ test('rigs --watch --json: a snapshot, then rig_appeared, reported, status_chang
     t.equal(reported.event, 'reported', 'its report: reported');
     const changed = await f.next((e) => e.rig?.id === 'rig9', 'rig9 status');
     t.deepEqual([changed.event, changed.previous_status, changed.rig.status], ['status_changed', 'offline', 'online'], 'then status_changed with previous_status');
+    const back = await f.next((e) => e.rig?.id === 'rig9', 'rig9 came_online');
+    t.deepEqual([back.event, back.previous_status, back.rig.status], ['came_online', 'offline', 'online'], 'and came_online: it crossed from offline');
 
     const end = await f.stop('SIGINT');
     t.equal(end.code, 0, `SIGINT: exit 0 ${end.stderr}`);
     t.equal(end.stderr, '', 'nothing on stderr');
     checkLines(t, end.stdout);
-    t.equal(end.stdout.trimEnd().split('\n').length, 4, 'nothing but these four events (rig0 unchanged)');
+    t.equal(end.stdout.trimEnd().split('\n').length, 5, 'nothing but these five events (rig0 unchanged)');
 
     const filtered = follow(['rigs', '--watch', '--json', '--interval', '0.2', '--status', 'online', '--branch', 'main'], env);
     const ids = [(await filtered.next(() => true, 'one')).rig.id, (await filtered.next(() => true, 'two')).rig.id];

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { formatDistance } from 'date-fns/formatDistance';
+import { withStretches } from '../../services/availability.ts';
 import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
 import type { RigView } from '../../services/rigs.ts';
 import { listRigs } from '../../services/rig-queries.ts';
@@ -64,8 +65,15 @@ export async function rigsCommand(opts: RigsOptions, cmd: Command): Promise<void
       await (await launch).watchRigs({ load: () => listRigs(reader, config, new Date()), intervalMs, filter, sort });
     });
   }
+  if (opts.json) {
+    return printJson(
+      await withReader(cmd, async (reader, config) => {
+        const now = new Date();
+        return withStretches(reader, config, selectRigs(await listRigs(reader, config, now, filter.status), filter, sort), now);
+      }),
+    );
+  }
   const rigs = selectRigs(await withReader(cmd, (reader, config) => listRigs(reader, config, new Date(), filter.status)), filter, sort);
-  if (opts.json) return printJson(rigs);
   if (rigs.length === 0) {
     const which = [filter.status, 'rigs', filter.branch && `on branch ${filter.branch}`].filter(Boolean).join(' ');
     printLines(filter.status || filter.branch ? `no ${which}` : 'no rig has reported yet');

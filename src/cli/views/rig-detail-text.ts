@@ -1,3 +1,4 @@
+import { durationText } from '../../services/availability.ts';
 import type { RigDetail } from '../../services/rig-detail.ts';
 import type { HistoryEntry } from '../../services/rig-history.ts';
 import { renderTable } from '../table.ts';
@@ -34,6 +35,8 @@ export function rigDetailText(d: RigDetail): string {
   const width = Math.max(...fields.map(([k]) => k.length));
   let out = `rig ${d.id}: ${d.status}\n${fields.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n')}\n`;
 
+  out += availabilityText(d);
+
   out += `\nrecent positions (from the report history, newest first)\n`;
   out += d.positions.length
     ? indent(renderTable(['POSITION', 'FROM', 'UNTIL', 'REPORTS'], d.positions.map((p) => [positionText(p.latitude, p.longitude), seconds(p.first_at), seconds(p.last_at), String(p.reports)])))
@@ -57,6 +60,21 @@ export function rigDetailText(d: RigDetail): string {
           d.captures.recent.map((c) => [String(c.id), c.state, plain(c.key), c.size === null ? '' : String(c.size), c.project ?? '', seconds(c.updated_at), plain(c.error_code ?? '')]),
         ),
       )
+    : '  none\n';
+  return out;
+}
+
+const pct = (p: number | null) => (p === null ? '-' : `${p}%`);
+
+function availabilityText(d: RigDetail): string {
+  const a = d.availability;
+  const share = (label: string, s: RigDetail['availability']['online_24h']) =>
+    `  online ${label}  ${pct(s.percent)}${s.clipped && s.percent !== null ? ` (of ${durationText(s.window_s)} since the first retained report)` : ''}\n`;
+  let out = `\navailability (offline: no report for more than ${durationText(a.offline_after_s)}; history kept ${a.history_retention_days} days)\n`;
+  out += share('last 24 h', a.online_24h) + share('last 7 d ', a.online_7d);
+  out += `\noffline periods in the last 7 days (newest first)\n`;
+  out += a.offline_periods.length
+    ? indent(renderTable(['FROM', 'UNTIL', 'DURATION'], a.offline_periods.map((p) => [seconds(p.start), p.end === null ? 'now' : seconds(p.end), durationText(p.duration_s)])))
     : '  none\n';
   return out;
 }

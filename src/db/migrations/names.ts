@@ -9,4 +9,5 @@ export const MIGRATION_NAMES = [
   '20261122-0003-jobs',
   '20261122-0004-uploads',
   '20261122-0005-captures',
+  '20261123-0001-rig-reports-by-version',
 ] as const;

@@ -1,5 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
 import type { App } from '../../services/app.ts';
+import { durationText } from '../../services/availability.ts';
 import { rigDetail, type RigDetail } from '../../services/rig-detail.ts';
 import { rigTrack } from '../../services/rig-map.ts';
 import { timeAgo } from '../../services/time-text.ts';
@@ -34,6 +35,18 @@ export function rigDetailPageModel(d: RigDetail, now: Date, map?: { track: [numb
     positions: d.positions.map((p) => ({ text: position(p.latitude, p.longitude), first: when(p.first_at, now), last: when(p.last_at, now), reports: p.reports })),
     uploads: d.uploads.recent.map((u) => ({ ...u, created: when(u.created_at, now), completed: when(u.completed_at, now) })),
     captures: d.captures.recent.map((c) => ({ ...c, updated: when(c.updated_at, now) })),
+    availability: {
+      offlineAfter: durationText(d.availability.offline_after_s),
+      retentionDays: d.availability.history_retention_days,
+      shares: [
+        ['last 24 h', d.availability.online_24h],
+        ['last 7 days', d.availability.online_7d],
+      ].map(([label, s]) => {
+        const share = s as RigDetail['availability']['online_24h'];
+        return { label, percent: share.percent === null ? 'unknown' : `${share.percent}%`, clippedTo: share.clipped && share.percent !== null ? durationText(share.window_s) : null };
+      }),
+      periods: d.availability.offline_periods.map((p) => ({ start: when(p.start, now), end: when(p.end, now), duration: durationText(p.duration_s) })),
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { InvalidInput } from '../../errors.ts';
 import type { App } from '../../services/app.ts';
+import { withStretches } from '../../services/availability.ts';
 import { rigDetail } from '../../services/rig-detail.ts';
 import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, type RigReportView } from '../../services/rigs.ts';
@@ -46,6 +47,8 @@ const rigView = Joi.object({
   longitude: Joi.number().allow(null).required(),
   current_project: Joi.string().allow(null).required(),
   created_at: Joi.date().iso().required(),
+  online_since: Joi.string().isoDate().allow(null).description('When the current online stretch began (the first report after the last gap); null when offline.'),
+  offline_since: Joi.string().isoDate().allow(null).description('The last report, when the rig is offline now; null when online.'),
 });
 
 const reportView = Joi.object({
@@ -95,7 +98,7 @@ export function rigRoutes(app: App): ServerRoute[] {
         validate: { query: Joi.object({ status: Joi.string().valid(...RIG_STATUSES) }) },
         handler: async (request) => {
           const rigs = await app.rigs.list({ status: request.query.status as RigStatus | undefined });
-          return { success: true, rigs };
+          return { success: true, rigs: await withStretches(app.db.reader, app.config, rigs, new Date()) };
         },
       },
     },
