@@ -5,23 +5,12 @@ import type { App } from '../../services/app.ts';
 import { withStretches } from '../../services/availability.ts';
 import { rigDetail } from '../../services/rig-detail.ts';
 import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
-import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, type RigReportView } from '../../services/rigs.ts';
+import { asReportRow, reportsCsv } from '../../services/report-csv.ts';
+import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../services/rigs.ts';
 import { clientAddress, parseCidrs } from '../client-address.ts';
-import { toCsv } from '../csv.ts';
 
 /** Largest rig report body (a handful of short fields). */
 const REPORT_MAX_BYTES = 16 * 1024;
-
-const REPORT_CSV_COLUMNS: { name: string; get: (r: RigReportView) => unknown; text?: boolean }[] = [
-  { name: 'received_at', get: (r) => r.received_at },
-  { name: 'rig_serial', get: (r) => r.serial, text: true },
-  { name: 'gpsd_latitude', get: (r) => r.latitude },
-  { name: 'gpsd_longitude', get: (r) => r.longitude },
-  { name: 'local_ip', get: (r) => r.lan_ip },
-  { name: 'software_version', get: (r) => r.version, text: true },
-  { name: 'git_branch', get: (r) => r.branch, text: true },
-  { name: 'peer_address', get: (r) => r.peer_address },
-];
 
 /** The rig report's form fields (checked in services/rig-report-input.ts). */
 const reportForm = Joi.object({
@@ -164,7 +153,7 @@ export function rigRoutes(app: App): ServerRoute[] {
           const reports = await app.rigs.history(rig.id, q);
           if (q.format === 'csv') {
             return h
-              .response(toCsv(REPORT_CSV_COLUMNS, reports))
+              .response(reportsCsv(reports.map(asReportRow)))
               .type('text/csv; charset=utf-8')
               .header('content-disposition', `attachment; filename="${rig.id}-reports.csv"`);
           }
