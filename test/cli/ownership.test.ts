@@ -5,7 +5,7 @@
 // 503 database_read_only instead of 500; after chown, nothing stored is lost.
 import test from 'tape';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { rigd, serveProcess } from '../helpers/cli.ts';
 import { http } from '../helpers/http.ts';
@@ -96,7 +96,10 @@ test('a root-owned rigd.sqlite-wal: doctor and /healthz name it, a login is 503 
   const add = await rigd(['user', 'add', 'ann', '--email', 'ann@example.com', '--password-stdin'], { env: e, input: 'ann-password-1\n' });
   t.equal(add.code, 0, 'user add (as root)');
   const wal = path.join(dataDir, 'rigd.sqlite-wal');
-  writeFileSync(wal, '', { mode: 0o644 }); // what a root process left behind: owner root, 0644
+  // What a root process left behind: owner root, 0644. A -wal the command left (SQLite keeps it when a
+  // connection is not the last to close) would keep its owner if only truncated: make a new file.
+  rmSync(wal, { force: true });
+  writeFileSync(wal, '', { mode: 0o644 });
 
   const doctor = await rigd(['doctor'], { env: e, user: asUser });
   t.equal(doctor.code, 1, 'doctor (as the service user): exit 1');
