@@ -15,6 +15,11 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkHeader } from './capture-header.ts';
+import { CaptureRejected, type CaptureRejectReason } from './capture-rejected.ts';
+
+export { checkHeader, SQLITE_MAGIC, type CaptureHeader } from './capture-header.ts';
+export { CaptureRejected, type CaptureRejectReason } from './capture-rejected.ts';
 
 export interface CaptureColumn {
   name: string;
@@ -36,28 +41,6 @@ export interface CaptureInfo {
   tables: CaptureTable[];
   /** SQLITE_VERSION_NUMBER of the library that last wrote the file (header offset 96), e.g. 3045001. */
   sqliteVersion?: number;
-}
-
-export type CaptureRejectReason =
-  | 'not_sqlite' // not a SQLite database file (header, page size, format version)
-  | 'truncated' // shorter than its header says, or not a whole number of pages
-  | 'corrupt' // SQLite's quick_check or reading the file failed on damaged content
-  | 'unsupported_schema' // triggers, views, virtual tables, functions or collations in the schema, too many tables
-  | 'too_large' // larger than maxBytes
-  | 'row_too_large' // a single value is larger than the inspector's length limit
-  | 'resource_limit' // the inspector ran out of its memory budget
-  | 'timeout' // the inspection did not finish within timeoutMs
-  | 'inspector_crashed'; // the child process died without an answer (e.g. killed by a memory cap)
-
-/** The capture file is refused. `reason` is stable snake_case; the message is one human sentence. */
-export class CaptureRejected extends Error {
-  override name = 'CaptureRejected';
-  constructor(
-    readonly reason: CaptureRejectReason,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export interface InspectOptions {
@@ -96,67 +79,9 @@ export type ChildMessage =
   | { type: 'result'; ok: true; pageSize: number; pageCount: number; tables: CaptureTable[] }
   | { type: 'result'; ok: false; reason: CaptureRejectReason; message: string };
 
-export const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 export const DEFAULT_MEMORY_LIMIT_MB = 64;
 export const DEFAULT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_TABLES = 1000;
-
-export interface CaptureHeader {
-  pageSize: number;
-  /** Page count from the header when SQLite would trust it (change counter matches), else undefined. */
-  headerPageCount?: number;
-  sqliteVersion?: number;
-}
-
-/**
- * Checks size, magic and header of a capture without SQLite. Throws CaptureRejected.
- * `size` is the file's size in bytes; `head` its first (up to) 100 bytes.
- */
-export function checkHeader(head: Buffer, size: number, maxBytes: number): CaptureHeader {
-  if (size > maxBytes) {
-    throw new CaptureRejected('too_large', `Capture is ${size} bytes, larger than the limit of ${maxBytes} bytes.`);
-  }
-  if (size === 0) throw new CaptureRejected('truncated', 'Capture is empty (0 bytes).');
-  const n = Math.min(head.length, SQLITE_MAGIC.length);
-  if (!head.subarray(0, n).equals(SQLITE_MAGIC.subarray(0, n))) {
-    throw new CaptureRejected('not_sqlite', 'Capture is not a SQLite database (it does not start with the SQLite header).');
-  }
-  if (size < 100) {
-    throw new CaptureRejected('truncated', `Capture is truncated: ${size} bytes is shorter than the 100-byte SQLite header.`);
-  }
-  const raw = head.readUInt16BE(16);
-  const pageSize = raw === 1 ? 65536 : raw;
-  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
-    throw new CaptureRejected('not_sqlite', `Capture is not a usable SQLite database: its header gives an invalid page size (${raw}).`);
-  }
-  const writeVersion = head[18]!;
-  const readVersion = head[19]!;
-  if (![1, 2].includes(writeVersion) || ![1, 2].includes(readVersion)) {
-    throw new CaptureRejected(
-      'not_sqlite',
-      `Capture is not a usable SQLite database: unsupported file format version ${writeVersion}/${readVersion}.`,
-    );
-  }
-  if (size < 512 || size % pageSize !== 0) {
-    throw new CaptureRejected(
-      'truncated',
-      `Capture is truncated: ${size} bytes is not a whole number of ${pageSize}-byte pages.`,
-    );
-  }
-  const changeCounter = head.readUInt32BE(24);
-  const validFor = head.readUInt32BE(92);
-  const inHeader = head.readUInt32BE(28);
-  const headerPageCount = inHeader > 0 && changeCounter === validFor ? inHeader : undefined;
-  const filePages = size / pageSize;
-  if (headerPageCount !== undefined && headerPageCount > filePages) {
-    throw new CaptureRejected(
-      'truncated',
-      `Capture is truncated: its header says ${headerPageCount} pages but the file holds ${filePages}.`,
-    );
-  }
-  const version = head.readUInt32BE(96);
-  return { pageSize, headerPageCount, sqliteVersion: version > 0 ? version : undefined };
-}
 
 /** Child entry next to this module, with this module's extension (.ts under tsx, .js in dist/). */
 function childEntry(): string {
