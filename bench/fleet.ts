@@ -12,8 +12,8 @@ import { loadConfig } from '../src/config/load.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { DB_FILE } from '../src/db/file.ts';
 import { openLiteReader } from '../src/db/reader.ts';
-import { fleetStretches, rigAvailability } from '../src/services/availability.ts';
-import { fleetSummary } from '../src/services/fleet.ts';
+import { fleetStretches, rigAvailability } from '../src/services/rigs/availability.ts';
+import { fleetSummary } from '../src/services/rigs/fleet.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RIGS = Number(process.env.BENCH_RIGS ?? 10_000);

@@ -3,9 +3,9 @@
  * snapshot is diffed against nothing, so it yields one `*_appeared` event per item that exists.
  * Items that leave the list (retention, --limit) yield nothing.
  */
-import type { CaptureView } from '../services/captures.ts';
-import type { RigView } from '../services/rigs.ts';
-import type { UploadView } from '../services/uploads.ts';
+import type { CaptureView } from '../services/captures/service.ts';
+import type { RigView } from '../services/rigs/service.ts';
+import type { UploadView } from '../services/uploads/service.ts';
 
 export type RigEvent =
   | { event: 'rig_appeared' | 'reported'; at: string; rig: RigView }

@@ -10,7 +10,7 @@ import type { Config } from '../config/schema.ts';
 import type { Database } from '../db/index.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
 import { CAPTURE_JOB, Ingester, type CaptureJob } from './ingester.ts';
-import { JobRunner, type RunnerLogger, type RunnerOptions } from './runner.ts';
+import { JobRunner, type RunnerLogger, type RunnerOptions } from '../jobs/runner.ts';
 
 /** How long SIGTERM lets running ingests finish before they are released to the queue (rigd.service allows 45 s in all). */
 export const DRAIN_TIMEOUT_MS = 20_000;

@@ -20,11 +20,11 @@ import type { ObjectStorage } from '../storage/contract.ts';
 import { CaptureRejected, inspectCapture, type CaptureInfo } from './capture-file.ts';
 import { downloadTo, ObjectTooLarge } from './capture-download.ts';
 import { CaptureRecord, type CaptureProgress, type Fence } from './capture-record.ts';
-import { LeaseLostError, PermanentJobError, RunnerStoppedError } from './jobs-errors.ts';
-import type { JobInfo } from './jobs.ts';
-import type { JobContext, RunnerLogger } from './runner.ts';
-import { ProgressThrottle } from './runner-progress.ts';
-import { errorText } from './runner-store.ts';
+import { LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
+import type { JobInfo } from '../jobs/job.ts';
+import type { JobContext, RunnerLogger } from '../jobs/runner.ts';
+import { ProgressThrottle } from '../jobs/progress.ts';
+import { errorText } from '../jobs/store.ts';
 
 export const CAPTURE_JOB = 'capture';
 

@@ -1,7 +1,7 @@
 import Hapi from '@hapi/hapi';
 import type { Logger } from '../log.ts';
 import type { App } from '../services/app.ts';
-import { loadOrCreateSecret } from '../services/secrets.ts';
+import { loadOrCreateSecret } from '../services/auth/secrets.ts';
 import { registerBodyLimit } from './ext/body-limit.ts';
 import { registerErrors } from './ext/errors.ts';
 import { registerHeaders } from './ext/headers.ts';

@@ -1,5 +1,5 @@
 import type { Request } from '@hapi/hapi';
-import type { Authenticated } from '../services/sessions.ts';
+import type { Authenticated } from '../services/auth/sessions.ts';
 import type { VpnMode } from './ext/vpn-guard.ts';
 
 declare module '@hapi/hapi' {

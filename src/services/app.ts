@@ -3,18 +3,18 @@ import { openDatabase, type Database } from '../db/index.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { createStorage, type Storage } from '../storage/index.ts';
 import { CaptureWorker } from '../ingest/capture-worker.ts';
-import { CaptureService } from './captures.ts';
-import { HealthChecks } from './health.ts';
-import { LoginThrottle } from './login-throttle.ts';
+import { CaptureService } from './captures/service.ts';
+import { HealthChecks } from './doctor/health.ts';
+import { LoginThrottle } from './auth/login-throttle.ts';
 import { noMetrics, type AppMetrics } from './metrics/contract.ts';
-import { Passwords } from './passwords.ts';
-import { BucketCheck } from './bucket-check.ts';
-import { rigDirectory } from './rig-directory.ts';
-import { RigService } from './rigs.ts';
-import { SessionService } from './sessions.ts';
-import { UploadMonitor } from './upload-monitor.ts';
-import { UploadService } from './uploads.ts';
-import { UserService } from './users.ts';
+import { Passwords } from './auth/passwords.ts';
+import { BucketCheck } from './uploads/bucket-check.ts';
+import { rigDirectory } from './rigs/directory.ts';
+import { RigService } from './rigs/service.ts';
+import { SessionService } from './auth/sessions.ts';
+import { UploadMonitor } from './uploads/monitor.ts';
+import { UploadService } from './uploads/service.ts';
+import { UserService } from './auth/users.ts';
 
 /** Work that runs in the background of `rigd serve` (monitors, schedules, the ingester). */
 export interface BackgroundTask {

@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/db/index.ts';
 import { EmbeddedStorage } from '../../src/storage/embedded.ts';
 import { makeCapture, makeHostileCapture } from '../helpers/capture-files.ts';
 import { rigd, serveProcess } from '../helpers/cli.ts';
-import { waitFor } from '../helpers/queue.ts';
+import { waitFor } from '../helpers/jobs.ts';
 import { testConfig } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 

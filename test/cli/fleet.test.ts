@@ -2,7 +2,7 @@
 // branches mid-rollout, reports at chosen times through RigService.
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
-import { RigService } from '../../src/services/rigs.ts';
+import { RigService } from '../../src/services/rigs/service.ts';
 import { rigd } from '../helpers/cli.ts';
 import { testConfig } from '../helpers/server.ts';
 

@@ -2,7 +2,7 @@
 // way the server writes it (RigService reports at chosen times, uploads and captures as rows).
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
-import { RigService } from '../../src/services/rigs.ts';
+import { RigService } from '../../src/services/rigs/service.ts';
 import { rigd } from '../helpers/cli.ts';
 import { testConfig } from '../helpers/server.ts';
 

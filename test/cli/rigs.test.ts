@@ -1,6 +1,6 @@
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
-import { RigService } from '../../src/services/rigs.ts';
+import { RigService } from '../../src/services/rigs/service.ts';
 import { rigd } from '../helpers/cli.ts';
 import { testConfig } from '../helpers/server.ts';
 

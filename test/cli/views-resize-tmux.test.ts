@@ -3,7 +3,7 @@
 import test from 'tape';
 import { execFileSync } from 'node:child_process';
 import { openDatabase } from '../../src/db/index.ts';
-import { RigService } from '../../src/services/rigs.ts';
+import { RigService } from '../../src/services/rigs/service.ts';
 import { ROOT, RIGD } from '../helpers/cli.ts';
 import { testConfig } from '../helpers/server.ts';
 

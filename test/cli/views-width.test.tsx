@@ -4,9 +4,9 @@
 // unless a test sets `columns` (then emits 'resize', as a terminal does).
 import test from 'tape';
 import { render } from 'ink-testing-library';
-import type { CaptureView } from '../../src/services/captures.ts';
-import type { RigView } from '../../src/services/rigs.ts';
-import type { UploadView } from '../../src/services/uploads.ts';
+import type { CaptureView } from '../../src/services/captures/service.ts';
+import type { RigView } from '../../src/services/rigs/service.ts';
+import type { UploadView } from '../../src/services/uploads/service.ts';
 import { CapturesWatch } from '../../src/cli/views/captures-watch.tsx';
 import { fitColumns } from '../../src/cli/views/columns.ts';
 import { RigsWatch } from '../../src/cli/views/rigs-watch.tsx';

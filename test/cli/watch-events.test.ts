@@ -1,8 +1,8 @@
 // The diff behind --watch --json: two snapshots in, change events out (pure, no I/O).
 import test from 'tape';
-import type { CaptureView } from '../../src/services/captures.ts';
-import type { RigView } from '../../src/services/rigs.ts';
-import type { UploadView } from '../../src/services/uploads.ts';
+import type { CaptureView } from '../../src/services/captures/service.ts';
+import type { RigView } from '../../src/services/rigs/service.ts';
+import type { UploadView } from '../../src/services/uploads/service.ts';
 import { diffCaptures, diffRigs, diffUploads } from '../../src/cli/watch-events.ts';
 
 const AT = new Date('2026-11-23T08:00:00Z');

@@ -4,7 +4,7 @@ import test from 'tape';
 import { spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { openApp, type App } from '../../src/services/app.ts';
-import { RigService } from '../../src/services/rigs.ts';
+import { RigService } from '../../src/services/rigs/service.ts';
 import { RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
 import { testConfig } from '../helpers/server.ts';
 

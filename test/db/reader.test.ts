@@ -5,8 +5,8 @@ import { openDatabase } from '../../src/db/index.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 import { MIGRATION_NAMES } from '../../src/db/migrations/names.ts';
 import { openLiteReader } from '../../src/db/reader.ts';
-import { listRigs } from '../../src/services/rig-queries.ts';
-import { listUsers } from '../../src/services/user-queries.ts';
+import { listRigs } from '../../src/services/rigs/queries.ts';
+import { listUsers } from '../../src/services/auth/user-queries.ts';
 import { testConfig } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 

@@ -1,9 +1,9 @@
 // Helpers for capture ingestion tests: put a local file into the app's storage, wait for a capture.
 import { createReadStream, statSync } from 'node:fs';
 import type { App } from '../../src/services/app.ts';
-import type { CaptureView } from '../../src/services/captures.ts';
+import type { CaptureView } from '../../src/services/captures/service.ts';
 import type { ObjectInfo } from '../../src/storage/contract.ts';
-import { waitFor } from './queue.ts';
+import { waitFor } from './jobs.ts';
 
 /** Stores `file` as `key` in the embedded store of `app`. */
 export async function putFile(app: App, key: string, file: string): Promise<ObjectInfo> {

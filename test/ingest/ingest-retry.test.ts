@@ -14,7 +14,7 @@ import { openApp, type App } from '../../src/services/app.ts';
 import { settled, settledJob } from '../helpers/captures.ts';
 import { makeCapture } from '../helpers/capture-files.ts';
 import { http } from '../helpers/http.ts';
-import { waitFor } from '../helpers/queue.ts';
+import { waitFor } from '../helpers/jobs.ts';
 import { testConfig } from '../helpers/server.ts';
 import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';

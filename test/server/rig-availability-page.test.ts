@@ -1,7 +1,7 @@
 // The rig page's availability section and GET /api/v1/rigs's online_since / offline_since, over
 // real HTTP from loopback, on reports written at chosen times through the app's RigService.
 import test from 'tape';
-import { RigService } from '../../src/services/rigs.ts';
+import { RigService } from '../../src/services/rigs/service.ts';
 import { http } from '../helpers/http.ts';
 import { startServer, userWithToken } from '../helpers/server.ts';
 

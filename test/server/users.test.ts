@@ -1,6 +1,6 @@
 import test from 'tape';
 import { MAX_JSON_DEPTH } from '../../src/server/ext/json-depth.ts';
-import { tokenDigest } from '../../src/services/tokens.ts';
+import { tokenDigest } from '../../src/services/auth/tokens.ts';
 import { cookieValue, http } from '../helpers/http.ts';
 import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
 

@@ -2,7 +2,7 @@
 // offset with the zone's short name. TZ is changed inside the process (Node re-reads it).
 import test from 'tape';
 import { absoluteTime, isoWithOffset, utcOffset } from '../../src/services/time-text.ts';
-import { positionRuns } from '../../src/services/rig-detail.ts';
+import { positionRuns } from '../../src/services/rigs/detail.ts';
 
 const AT = new Date('2026-11-23T07:37:30.123Z');
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { formatDistance } from 'date-fns/formatDistance';
 import { CAPTURE_STATES } from '../../db/models/capture.ts';
-import type { CaptureView } from '../../services/captures.ts';
+import type { CaptureView } from '../../services/captures/service.ts';
 import { printJson, withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
 import { parseInterval } from '../interval.ts';

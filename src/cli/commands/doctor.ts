@@ -13,7 +13,7 @@ class DoctorFailed extends DomainError {
 
 /** `rigd doctor [--json]`: one line per check (ok / warn / fail with the fix); exit 1 on any fail. */
 export async function doctorCommand(opts: { json?: boolean }, cmd: Command): Promise<void> {
-  const { runDoctor } = await import('../../services/doctor.ts');
+  const { runDoctor } = await import('../../services/doctor/doctor.ts');
   const report = await runDoctor({ file: cmd.optsWithGlobals<GlobalOptions>().config });
   if (opts.json) printJson(report);
   else {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { fleetSummary, type FleetSummary } from '../../services/fleet.ts';
+import { fleetSummary, type FleetSummary } from '../../services/rigs/fleet.ts';
 import { printJson, withReader } from '../context.ts';
 import { renderTable } from '../table.ts';
 import { printLines } from '../terminal-text.ts';

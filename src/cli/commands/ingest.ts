@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../../errors.ts';
 import type { App } from '../../services/app.ts';
-import type { CaptureView } from '../../services/captures.ts';
+import type { CaptureView } from '../../services/captures/service.ts';
 import { printJson, withApp } from '../context.ts';
 import { terminalText } from '../terminal-text.ts';
 import { progressLine, summary } from './captures.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { reportsCsv } from '../../services/report-csv.ts';
-import { rigHistory } from '../../services/rig-history.ts';
+import { reportsCsv } from '../../services/rigs/report-csv.ts';
+import { rigHistory } from '../../services/rigs/history.ts';
 import { printJson, withReader } from '../context.ts';
 import { UsageError } from '../fail.ts';
 import { parseSince } from '../since.ts';

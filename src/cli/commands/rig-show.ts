@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { rigDetail } from '../../services/rig-detail.ts';
+import { rigDetail } from '../../services/rigs/detail.ts';
 import { printJson, withReader } from '../context.ts';
 import { rigDetailText } from '../views/rig-detail-text.ts';
 

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { formatDistance } from 'date-fns/formatDistance';
-import { withStretches } from '../../services/availability.ts';
-import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
-import type { RigView } from '../../services/rigs.ts';
-import { listRigs } from '../../services/rig-queries.ts';
+import { withStretches } from '../../services/rigs/availability.ts';
+import { RIG_STATUSES, type RigStatus } from '../../services/rigs/status.ts';
+import type { RigView } from '../../services/rigs/service.ts';
+import { listRigs } from '../../services/rigs/queries.ts';
 import { printJson, withReader } from '../context.ts';
 import { UsageError } from '../fail.ts';
 import { parseInterval } from '../interval.ts';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { formatDistance } from 'date-fns/formatDistance';
 import type { UploadState } from '../../db/models/upload.ts';
-import type { UploadView } from '../../services/uploads.ts';
+import type { UploadView } from '../../services/uploads/service.ts';
 import { printJson, withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
 import { parseInterval } from '../interval.ts';

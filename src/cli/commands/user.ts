@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { PublicUser } from '../../services/users.ts';
-import { listUsers } from '../../services/user-queries.ts';
+import type { PublicUser } from '../../services/auth/users.ts';
+import { listUsers } from '../../services/auth/user-queries.ts';
 import { printJson, withApp, withReader } from '../context.ts';
 import { obtainPassword } from '../password-input.ts';
 import { renderTable } from '../table.ts';

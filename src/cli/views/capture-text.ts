@@ -1,4 +1,4 @@
-import type { CaptureView } from '../../services/captures.ts';
+import type { CaptureView } from '../../services/captures/service.ts';
 import { formatBytes, progressBar } from './progress-bar.ts';
 
 

@@ -1,6 +1,6 @@
 import { Box, Text, useApp } from 'ink';
 import { useEffect } from 'react';
-import type { CaptureView } from '../../services/captures.ts';
+import type { CaptureView } from '../../services/captures/service.ts';
 import { terminalText } from '../terminal-text.ts';
 import { captureProgress } from './capture-text.ts';
 import { progressBar } from './progress-bar.ts';

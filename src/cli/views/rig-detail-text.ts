@@ -1,6 +1,6 @@
-import { durationText } from '../../services/availability.ts';
-import type { RigDetail } from '../../services/rig-detail.ts';
-import type { HistoryEntry } from '../../services/rig-history.ts';
+import { durationText } from '../../services/rigs/availability.ts';
+import type { RigDetail } from '../../services/rigs/detail.ts';
+import type { HistoryEntry } from '../../services/rigs/history.ts';
 import { renderTable } from '../table.ts';
 
 /** Keys and error codes come from rigs and files: control characters are shown escaped. */

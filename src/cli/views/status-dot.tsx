@@ -1,5 +1,5 @@
 import { Text } from 'ink';
-import type { RigStatus } from '../../services/rig-status.ts';
+import type { RigStatus } from '../../services/rigs/status.ts';
 
 /** The rigs page's dot colours: green online, amber stale, grey offline. */
 const COLOUR: Record<RigStatus, string> = { online: 'green', stale: 'yellow', offline: 'gray' };

@@ -1,5 +1,5 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
-import type { UploadView } from '../../services/uploads.ts';
+import type { UploadView } from '../../services/uploads/service.ts';
 import { formatDistance } from 'date-fns/formatDistance';
 import { terminalText } from '../terminal-text.ts';
 import { fitAndAlign } from './columns.ts';

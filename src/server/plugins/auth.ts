@@ -2,7 +2,7 @@ import Cookie from '@hapi/cookie';
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { Unauthenticated } from '../../errors.ts';
 import type { App } from '../../services/app.ts';
-import type { Authenticated } from '../../services/sessions.ts';
+import type { Authenticated } from '../../services/auth/sessions.ts';
 
 export const TOKEN_COOKIE = 'token';
 export const SESSION_COOKIE = '_service_pm_session';

@@ -1,8 +1,8 @@
 import type { Request, Server } from '@hapi/hapi';
 import { Unauthenticated } from '../../errors.ts';
 import type { App } from '../../services/app.ts';
-import type { Authenticated } from '../../services/sessions.ts';
-import { secretsEqual } from '../../services/tokens.ts';
+import type { Authenticated } from '../../services/auth/sessions.ts';
+import { secretsEqual } from '../../services/auth/tokens.ts';
 import { presentedToken } from './auth.ts';
 
 /** Credentials of a request authorised by `ingest.webhook_token` (storage's notifications), not by a user. */

@@ -13,7 +13,7 @@ const listQuery = Joi.object({
   before: Joi.number().integer().min(1),
 });
 
-/** The webhook body (checked in services/capture-notice.ts): the interface's {url}, or a storage event. */
+/** The webhook body (checked in services/captures/notice.ts): the interface's {url}, or a storage event. */
 const notice = Joi.alternatives(
   Joi.object({ url: Joi.string().required().description('Location of the sqlite capture file in object storage.') }).unknown(true),
   Joi.object({ Records: Joi.array().items(Joi.object().unknown(true)).max(100).required() })

@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ServerRoute } from '@hapi/hapi';
 import type { App } from '../../services/app.ts';
-import { mapRigs } from '../../services/rig-map.ts';
-import { RIG_STATUSES, statusMeaning } from '../../services/rig-status.ts';
+import { mapRigs } from '../../services/rigs/track.ts';
+import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
 
 /**
  * The dist/ folders of leaflet and leaflet.markercluster, found the way Node finds the packages

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type { App } from '../../services/app.ts';
-import type { ReceivedPut } from '../../services/uploads.ts';
+import type { ReceivedPut } from '../../services/uploads/service.ts';
 import { DEFAULT_CONTENT_TYPE, RESERVATION_PARAM, type EmbeddedStorage } from '../../storage/embedded.ts';
 import { renderS3ErrorXml, S3Error } from '../../storage/s3-error.ts';
 

@@ -1,8 +1,8 @@
 import type { ServerRoute } from '@hapi/hapi';
 import type { App } from '../../services/app.ts';
-import { durationText } from '../../services/availability.ts';
-import { rigDetail, type RigDetail } from '../../services/rig-detail.ts';
-import { rigTrack } from '../../services/rig-map.ts';
+import { durationText } from '../../services/rigs/availability.ts';
+import { rigDetail, type RigDetail } from '../../services/rigs/detail.ts';
+import { rigTrack } from '../../services/rigs/track.ts';
 import { timeAgo } from '../../services/time-text.ts';
 import { lanLink } from './rig-page.ts';
 

@@ -2,8 +2,8 @@ import { isIPv6 } from 'node:net';
 import type { ServerRoute } from '@hapi/hapi';
 import { formatDistance } from 'date-fns/formatDistance';
 import type { App } from '../../services/app.ts';
-import { RIG_STATUSES, statusMeaning } from '../../services/rig-status.ts';
-import type { RigView } from '../../services/rigs.ts';
+import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
+import type { RigView } from '../../services/rigs/service.ts';
 import { isoWithOffset } from '../../services/time-text.ts';
 import { PUBLIC_DIR } from '../views.ts';
 

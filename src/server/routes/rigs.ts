@@ -2,17 +2,17 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { InvalidInput } from '../../errors.ts';
 import type { App } from '../../services/app.ts';
-import { withStretches } from '../../services/availability.ts';
-import { rigDetail } from '../../services/rig-detail.ts';
-import { RIG_STATUSES, type RigStatus } from '../../services/rig-status.ts';
-import { asReportRow, reportsCsv } from '../../services/report-csv.ts';
-import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../services/rigs.ts';
+import { withStretches } from '../../services/rigs/availability.ts';
+import { rigDetail } from '../../services/rigs/detail.ts';
+import { RIG_STATUSES, type RigStatus } from '../../services/rigs/status.ts';
+import { asReportRow, reportsCsv } from '../../services/rigs/report-csv.ts';
+import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../services/rigs/service.ts';
 import { clientAddress, parseCidrs } from '../client-address.ts';
 
 /** Largest rig report body (a handful of short fields). */
 const REPORT_MAX_BYTES = 16 * 1024;
 
-/** The rig report's form fields (checked in services/rig-report-input.ts). */
+/** The rig report's form fields (checked in services/rigs/report-input.ts). */
 const reportForm = Joi.object({
   rig_serial: Joi.string().max(128).required().description('Serial number of the rig.'),
   gpsd_latitude: Joi.string().allow('').description('Latitude as decimal text; empty or "nan" without a fix.'),

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { App } from '../../services/app.ts';
 import { clientAddress, parseCidrs } from '../client-address.ts';
 
-/** The query (checked in services/upload-rules.ts). */
+/** The query (checked in services/uploads/rules.ts). */
 const uploadQuery = (maxSize: number) =>
   Joi.object({
     key: Joi.string().required().description('Object key (destination path) of the file to upload.'),

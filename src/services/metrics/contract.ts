@@ -1,4 +1,4 @@
-import type { RunOutcome } from '../../ingest/runner.ts';
+import type { RunOutcome } from '../../jobs/runner.ts';
 
 /**
  * What the rest of rigd tells /metrics, and what /metrics answers. `Metrics` (prom-client) is the

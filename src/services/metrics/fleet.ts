@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
-import { RIG_STATUSES, rigStatus } from '../rig-status.ts';
+import { RIG_STATUSES, rigStatus } from '../rigs/status.ts';
 
 /** Rigs by status, computed from the rigs table when scraped (right even for reports stored by another process). */
 export function registerFleetMetrics(registers: Registry[], reader: Reader, config: Pick<Config, 'rigs'>): void {

@@ -3,7 +3,7 @@ import type { Reader } from '../../db/reader.ts';
 import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import { JOB_STATES } from '../../db/models/job.ts';
 import { CAPTURE_JOB } from '../../ingest/ingester.ts';
-import type { RunOutcome } from '../../ingest/runner.ts';
+import type { RunOutcome } from '../../jobs/runner.ts';
 import { sharedRead } from './shared-read.ts';
 
 const SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];

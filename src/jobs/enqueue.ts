@@ -1,0 +1,43 @@
+import type { Sequelize, Transaction } from 'sequelize';
+import type { Job } from '../db/models/job.ts';
+import { toJobInfo, type JobInfo } from './job.ts';
+import { notifyJobEnqueued } from './wake-up.ts';
+
+/** Used when the caller does not pass one; services pass `config.ingest.max_attempts`. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+export interface EnqueueOptions {
+  /** The caller's write transaction (from `db.writes.run`): the job commits or rolls back with it. */
+  transaction: Transaction;
+  /** @default DEFAULT_MAX_ATTEMPTS */
+  maxAttempts?: number;
+  /** Not before this time. @default now */
+  runAfter?: Date;
+}
+
+/** The job model of the database the transaction belongs to (each database binds its own model class). */
+function jobModel(transaction: Transaction): typeof Job {
+  // Sequelize keeps the instance on every Transaction; its .d.ts does not declare it.
+  const { sequelize } = transaction as Transaction & { sequelize?: Sequelize };
+  if (!sequelize) throw new TypeError('enqueue needs a Sequelize transaction');
+  return sequelize.model('Job') as typeof Job;
+}
+
+/**
+ * Inserts a queued job inside the caller's transaction, so a row and the job that processes it
+ * commit together. Runners in this process are woken when the transaction commits.
+ */
+export async function enqueue<P>(kind: string, payload: P, opts: EnqueueOptions): Promise<JobInfo<P>> {
+  const { transaction } = opts;
+  if (!transaction) throw new TypeError('enqueue needs the caller\'s transaction');
+  const maxAttempts = opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError('maxAttempts must be a positive integer');
+  const text = JSON.stringify(payload);
+  if (text === undefined) throw new TypeError('job payload must be JSON');
+  const row = await jobModel(transaction).create(
+    { kind, payload: text, max_attempts: maxAttempts, run_after: opts.runAfter ?? new Date() },
+    { transaction },
+  );
+  transaction.afterCommit(() => notifyJobEnqueued());
+  return toJobInfo<P>(row);
+}

@@ -1,0 +1,292 @@
+import PQueue from 'p-queue';
+import type { Database } from '../db/index.ts';
+import { backoffMs, type BackoffOptions } from './backoff.ts';
+import { JobTimeoutError, LeaseLostError, PermanentJobError, RunnerStoppedError } from './errors.ts';
+import type { JobInfo, JobProgress } from './job.ts';
+import { onJobEnqueued } from './wake-up.ts';
+import { newLeaseOwner, releaseLeaseOwner } from './lease-owner.ts';
+import { ProgressThrottle } from './progress.ts';
+import { errorText, RunnerStore, type Lease, type Outcome } from './store.ts';
+
+/** What a handler gets besides the job. */
+export interface JobContext {
+  /** Aborts on the job's time bound, on shutdown, or when the lease is lost: stop work and throw. */
+  signal: AbortSignal;
+  /** Records progress (throttled; the last report is kept with the outcome). */
+  progress(progress: JobProgress): void;
+}
+
+/** Runs one job. Must be idempotent: a job whose process died mid-run runs again. */
+export type JobHandler<P = unknown> = (job: JobInfo<P>, ctx: JobContext) => Promise<void>;
+
+/** The part of a logger the runner uses (src/log.ts's Logger fits). */
+export interface RunnerLogger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+const silent: RunnerLogger = { info() {}, warn() {}, error() {} };
+
+export interface RunnerOptions {
+  /** Jobs run at once (`ingest.concurrency`). @default 2 */
+  concurrency?: number;
+  /** A job running longer is aborted and retried (`ingest.job_timeout_ms`). @default 600000 */
+  jobTimeoutMs?: number;
+  /** Poll for jobs queued by other processes at this interval, in ms (at most 1000). @default 1000 */
+  pollMs?: number;
+  /** Lease length in ms; renewed every third of it while the job runs. @default 30000 */
+  leaseMs?: number;
+  /** Retry delays after transient failures. */
+  backoff?: BackoffOptions;
+  /** At most one progress write per interval, in ms. @default 500 */
+  progressIntervalMs?: number;
+  /** After aborting a job's signal, how long its handler may take to return, in ms. @default 5000 */
+  abortGraceMs?: number;
+  /** @default silent */
+  logger?: RunnerLogger;
+  /** Told each run's outcome and time in seconds (metrics); must not throw. */
+  onOutcome?: (kind: string, outcome: RunOutcome, seconds: number) => void;
+}
+
+/** How one run of a job ended: done, failed for good, queued again (retry after a failure, or released at shutdown), or lost its lease. */
+export type RunOutcome = 'done' | 'failed' | 'retry' | 'released' | 'lost';
+
+export interface StopOptions {
+  /** Running jobs get this long to finish before they are aborted and released, in ms. @default 30000 */
+  timeoutMs?: number;
+}
+
+export interface StopResult {
+  /** Every running job finished within the bound. */
+  drained: boolean;
+  /** Ids of jobs aborted and given back to the queue. */
+  released: number[];
+}
+
+interface Running {
+  job: JobInfo;
+  controller: AbortController;
+}
+
+/** Resolves or rejects with p; if signal aborts first, rejects with its reason once graceMs has passed. */
+function settleWithin<T>(p: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      grace = setTimeout(() => reject(signal.reason), graceMs);
+    };
+    const done = () => {
+      clearTimeout(grace);
+      signal.removeEventListener('abort', onAbort);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => (done(), resolve(v)),
+      (e) => (done(), reject(e)),
+    );
+  });
+}
+
+/**
+ * Runs durable jobs in this process: claims due jobs of the kinds it handles (one atomic UPDATE
+ * and a lease each), runs at most `concurrency` at once on a p-queue, and records each outcome.
+ * It never holds a write transaction while a handler runs.
+ */
+export class JobRunner {
+  /** This runner's lease owner id. */
+  readonly owner = newLeaseOwner();
+  readonly #store: RunnerStore;
+  readonly #handlers = new Map<string, JobHandler<never>>();
+  readonly #queue: PQueue;
+  readonly #running = new Map<number, Running>();
+  readonly #opts: Required<Omit<RunnerOptions, 'backoff' | 'logger' | 'onOutcome'>> & Pick<RunnerOptions, 'backoff' | 'onOutcome'>;
+  readonly #log: RunnerLogger;
+  #state: 'new' | 'started' | 'stopping' | 'stopped' = 'new';
+  #poll: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #pumping: Promise<void> | undefined;
+  #pumpAgain = false;
+  #ticking = false;
+  #stopping: Promise<StopResult> | undefined;
+
+  constructor(db: Database, opts: RunnerOptions = {}) {
+    this.#store = new RunnerStore(db);
+    this.#opts = {
+      concurrency: opts.concurrency ?? 2,
+      jobTimeoutMs: opts.jobTimeoutMs ?? 600_000,
+      pollMs: Math.min(opts.pollMs ?? 1000, 1000),
+      leaseMs: opts.leaseMs ?? 30_000,
+      progressIntervalMs: opts.progressIntervalMs ?? 500,
+      abortGraceMs: opts.abortGraceMs ?? 5000,
+      backoff: opts.backoff,
+      onOutcome: opts.onOutcome,
+    };
+    this.#log = opts.logger ?? silent;
+    this.#queue = new PQueue({ concurrency: this.#opts.concurrency });
+  }
+
+  /** Registers the handler of one kind of job (before start). */
+  handle<P>(kind: string, handler: JobHandler<P>): this {
+    if (this.#state !== 'new') throw new Error('register handlers before start()');
+    this.#handlers.set(kind, handler as JobHandler<never>);
+    return this;
+  }
+
+  /** Jobs running now. */
+  get active(): number {
+    return this.#running.size;
+  }
+
+  /** Reclaims jobs left running by dead processes, then starts claiming. */
+  async start(): Promise<void> {
+    if (this.#state !== 'new') throw new Error('runner already started');
+    this.#state = 'started';
+    this.#unsubscribe = onJobEnqueued(() => this.wake());
+    await this.#tick();
+    if (this.#state === 'started') this.#poll = setInterval(() => void this.#tick(), this.#opts.pollMs);
+  }
+
+  /** Looks for due jobs now (called on every in-process enqueue). */
+  wake(): void {
+    if (this.#state === 'started') void this.#pump();
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#ticking || this.#state !== 'started') return;
+    this.#ticking = true;
+    try {
+      const n = await this.#store.reclaimStale(this.owner);
+      if (n > 0) this.#log.warn('reclaimed jobs from a dead or stalled runner', { count: n });
+      await this.#pump();
+    } catch (err) {
+      this.#log.error('job poll failed', { error: errorText(err) });
+    } finally {
+      this.#ticking = false;
+    }
+  }
+
+  /** Claims jobs while a slot is free; one pump at a time, re-run if woken meanwhile. */
+  #pump(): Promise<void> {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return this.#pumping;
+    }
+    this.#pumping = (async () => {
+      const kinds = [...this.#handlers.keys()];
+      do {
+        this.#pumpAgain = false;
+        while (this.#state === 'started' && this.#running.size < this.#opts.concurrency) {
+          if (!(await this.#store.hasClaimable(kinds))) break;
+          const job = await this.#store.claim(kinds, this.owner, this.#opts.leaseMs);
+          if (!job) continue; // another runner took it first
+          this.#launch(job);
+        }
+      } while (this.#pumpAgain && this.#state === 'started');
+    })()
+      .catch((err) => this.#log.error('claiming a job failed', { error: errorText(err) }))
+      .finally(() => {
+        this.#pumping = undefined;
+      });
+    return this.#pumping;
+  }
+
+  #launch(job: JobInfo): void {
+    const entry: Running = { job, controller: new AbortController() };
+    this.#running.set(job.id, entry);
+    this.#queue
+      .add(() => this.#execute(entry))
+      .catch((err) => this.#log.error('recording a job outcome failed', { id: job.id, error: errorText(err) }))
+      .finally(() => {
+        this.#running.delete(job.id);
+        this.wake();
+      });
+  }
+
+  async #execute({ job, controller }: Running): Promise<void> {
+    const handler = this.#handlers.get(job.kind);
+    const lease: Lease = { id: job.id, owner: this.owner, attempts: job.attempts };
+    const { leaseMs, jobTimeoutMs, progressIntervalMs, abortGraceMs } = this.#opts;
+    const started = process.hrtime.bigint();
+    const progress = new ProgressThrottle((p) => this.#store.saveProgress(lease, p), progressIntervalMs, (err) =>
+      this.#log.warn('saving job progress failed', { id: job.id, error: errorText(err) }),
+    );
+    let finished = false;
+    const timeout = setTimeout(() => controller.abort(new JobTimeoutError(jobTimeoutMs)), jobTimeoutMs);
+    const renewal = setInterval(() => {
+      this.#store.renew(lease, leaseMs).then(
+        (ours) => {
+          if (!ours && !finished) controller.abort(new LeaseLostError());
+        },
+        (err) => this.#log.warn('renewing a job lease failed', { id: job.id, error: errorText(err) }),
+      );
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+
+    let error: unknown;
+    let ok = false;
+    try {
+      if (!handler) throw new PermanentJobError(`no handler for job kind "${job.kind}"`);
+      const ctx: JobContext = { signal: controller.signal, progress: (p) => progress.report(p) };
+      await settleWithin(Promise.resolve().then(() => handler(job as JobInfo<never>, ctx)), controller.signal, abortGraceMs);
+      ok = true;
+    } catch (err) {
+      error = err;
+    } finally {
+      finished = true;
+      clearTimeout(timeout);
+      clearInterval(renewal);
+    }
+    const last = await progress.stop();
+    const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+
+    let outcome: Outcome;
+    if (ok) outcome = await this.#store.complete(lease, last);
+    else if (reason instanceof LeaseLostError) outcome = 'lost';
+    else if (reason instanceof RunnerStoppedError) outcome = await this.#store.release(lease, last);
+    else if (error instanceof PermanentJobError) outcome = await this.#store.fail(lease, errorText(error), last);
+    else {
+      const cause = reason instanceof JobTimeoutError ? reason : error;
+      const delay = backoffMs(lease.attempts, this.#opts.backoff);
+      outcome = await this.#store.retryOrFail(lease, job.maxAttempts, errorText(cause), delay, last);
+    }
+    const run: RunOutcome = outcome === 'queued' ? (reason instanceof RunnerStoppedError ? 'released' : 'retry') : outcome;
+    this.#opts.onOutcome?.(job.kind, run, Number(process.hrtime.bigint() - started) / 1e9);
+    const fields = { id: job.id, kind: job.kind, attempt: lease.attempts, ...(ok ? {} : { error: errorText(reason ?? error) }) };
+    if (outcome === 'done') this.#log.info('job done', fields);
+    else this.#log.warn(`job ${outcome}`, fields);
+  }
+
+  /**
+   * Stops claiming, lets running jobs finish within timeoutMs, then aborts the rest through their
+   * signal and gives them back to the queue (claimable at once by the next runner).
+   */
+  stop(opts: StopOptions = {}): Promise<StopResult> {
+    this.#stopping ??= this.#stop(opts.timeoutMs ?? 30_000);
+    return this.#stopping;
+  }
+
+  async #stop(timeoutMs: number): Promise<StopResult> {
+    this.#state = 'stopping';
+    clearInterval(this.#poll);
+    this.#unsubscribe?.();
+    await this.#pumping;
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      this.#queue.onIdle().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    const released: number[] = [];
+    if (!drained) {
+      for (const { job, controller } of this.#running.values()) {
+        released.push(job.id);
+        controller.abort(new RunnerStoppedError());
+      }
+      await this.#queue.onIdle();
+    }
+    this.#state = 'stopped';
+    releaseLeaseOwner(this.owner);
+    return { drained, released };
+  }
+}

@@ -1,0 +1,167 @@
+import { Op, QueryTypes, type WhereOptions } from 'sequelize';
+import type { Database } from '../db/index.ts';
+import type { Job } from '../db/models/job.ts';
+import { toJobInfo, type JobInfo, type JobProgress } from './job.ts';
+import { ownerIsDead } from './lease-owner.ts';
+
+/** One claim of one job: the fencing token every later write of that run must match. */
+export interface Lease {
+  id: number;
+  owner: string;
+  /** The job's attempts right after this claim: a later claim of the same job has a larger one. */
+  attempts: number;
+}
+
+/** Longest last_error kept. */
+const MAX_ERROR_LENGTH = 4000;
+
+export function errorText(err: unknown): string {
+  const text = err instanceof Error ? err.message || err.name : String(err);
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 3)}...` : text;
+}
+
+export type Outcome = 'done' | 'queued' | 'failed' | 'lost';
+
+/**
+ * Every statement the runner runs against the job table. Reads go to the read connection;
+ * every write goes through the process's one write path and is fenced by the lease, so a run
+ * whose lease was taken over can no longer change the job.
+ */
+export class RunnerStore {
+  constructor(private readonly db: Database) {}
+
+  get #Job() {
+    return this.db.models.Job;
+  }
+
+  #leaseWhere(lease: Lease): WhereOptions<Job> {
+    return { id: lease.id, state: 'running', lease_owner: lease.owner, attempts: lease.attempts };
+  }
+
+  /** Cheap read before taking the write lock: is a job of these kinds due? */
+  async hasClaimable(kinds: string[], now = new Date()): Promise<boolean> {
+    if (kinds.length === 0) return false;
+    const row = await this.#Job.findOne({
+      attributes: ['id'],
+      where: { state: 'queued', run_after: { [Op.lte]: now }, kind: kinds },
+    });
+    return row !== null;
+  }
+
+  /**
+   * Claims the oldest due job of these kinds with one UPDATE. The outer `state = 'queued'` makes
+   * it a compare-and-set on any database: on PostgreSQL a concurrent claimer re-checks it and
+   * updates nothing (add FOR UPDATE SKIP LOCKED to the subquery there to avoid the retry);
+   * on SQLite the write transaction is already exclusive. RETURNING: SQLite >= 3.35, PostgreSQL.
+   */
+  async claim(kinds: string[], owner: string, leaseMs: number): Promise<JobInfo | null> {
+    if (kinds.length === 0) return null;
+    return this.db.writes.run(async (transaction) => {
+      const now = new Date();
+      const rows = await this.db.sequelize.query<{ id: number }>(
+        `UPDATE jobs
+            SET state = 'running', attempts = attempts + 1, lease_owner = :owner,
+                lease_expires_at = :expires, updated_at = :now
+          WHERE id = (SELECT id FROM jobs
+                       WHERE state = 'queued' AND run_after <= :now AND kind IN (:kinds)
+                       ORDER BY run_after, id LIMIT 1)
+            AND state = 'queued'
+          RETURNING id`,
+        {
+          replacements: { owner, now, expires: new Date(now.getTime() + leaseMs), kinds },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
+      if (rows.length === 0) return null;
+      const row = await this.#Job.findByPk(rows[0].id, { transaction });
+      return row ? toJobInfo(row) : null;
+    });
+  }
+
+  /** Extends the lease; false when it is no longer ours. */
+  async renew(lease: Lease, leaseMs: number): Promise<boolean> {
+    const [n] = await this.db.writes.run((transaction) =>
+      this.#Job.update(
+        { lease_expires_at: new Date(Date.now() + leaseMs) },
+        { where: this.#leaseWhere(lease), transaction },
+      ),
+    );
+    return n === 1;
+  }
+
+  async saveProgress(lease: Lease, progress: JobProgress): Promise<boolean> {
+    const [n] = await this.db.writes.run((transaction) =>
+      this.#Job.update({ progress: JSON.stringify(progress) }, { where: this.#leaseWhere(lease), transaction }),
+    );
+    return n === 1;
+  }
+
+  async #finish(lease: Lease, values: Partial<Record<keyof Job, unknown>>, outcome: Outcome, progress?: JobProgress): Promise<Outcome> {
+    const update = { ...values, lease_owner: null, lease_expires_at: null } as Record<string, unknown>;
+    if (progress !== undefined) update.progress = JSON.stringify(progress);
+    const [n] = await this.db.writes.run((transaction) =>
+      this.#Job.update(update, { where: this.#leaseWhere(lease), transaction }),
+    );
+    return n === 1 ? outcome : 'lost';
+  }
+
+  complete(lease: Lease, progress?: JobProgress): Promise<Outcome> {
+    return this.#finish(lease, { state: 'done', finished_at: new Date() }, 'done', progress);
+  }
+
+  /** Failed for good, whatever the attempts left. */
+  fail(lease: Lease, error: string, progress?: JobProgress): Promise<Outcome> {
+    return this.#finish(lease, { state: 'failed', finished_at: new Date(), last_error: error }, 'failed', progress);
+  }
+
+  /** A transient failure: queued again after delayMs, or failed when no attempt is left. */
+  retryOrFail(lease: Lease, maxAttempts: number, error: string, delayMs: number, progress?: JobProgress): Promise<Outcome> {
+    if (lease.attempts >= maxAttempts) {
+      return this.fail(lease, `gave up after ${lease.attempts} attempts: ${error}`, progress);
+    }
+    return this.#finish(lease, { state: 'queued', run_after: new Date(Date.now() + delayMs), last_error: error }, 'queued', progress);
+  }
+
+  /** Gives the job back untouched (the runner is stopping): claimable at once, attempts kept. */
+  release(lease: Lease, progress?: JobProgress): Promise<Outcome> {
+    return this.#finish(lease, { state: 'queued', run_after: new Date() }, 'queued', progress);
+  }
+
+  /**
+   * Running jobs whose lease expired or whose owner is known dead go back to the queue (attempts
+   * kept), or to failed when their owner died on the last attempt. Reads first; writes only when
+   * there is something to reclaim. Returns how many jobs it reclaimed.
+   */
+  async reclaimStale(self: string): Promise<number> {
+    const now = new Date();
+    const running = await this.#Job.findAll({
+      attributes: ['id', 'lease_owner', 'lease_expires_at'],
+      where: { state: 'running' },
+    });
+    const stale = running.filter(
+      (j) =>
+        j.lease_owner !== self &&
+        (j.lease_expires_at === null || j.lease_expires_at <= now || (j.lease_owner !== null && ownerIsDead(j.lease_owner))),
+    );
+    if (stale.length === 0) return 0;
+    let reclaimed = 0;
+    await this.db.writes.run(async (transaction) => {
+      for (const seen of stale) {
+        // Re-read under the write lock: only the lease we judged may be taken back.
+        const job = await this.#Job.findByPk(seen.id, { transaction });
+        if (!job || job.state !== 'running' || job.lease_owner !== seen.lease_owner) continue;
+        const expired = job.lease_expires_at === null || job.lease_expires_at <= now;
+        if (!expired && !(job.lease_owner !== null && ownerIsDead(job.lease_owner))) continue;
+        const why = `lease of ${job.lease_owner ?? 'unknown owner'} lost (process died or stalled) during attempt ${job.attempts}`;
+        const values =
+          job.attempts >= job.max_attempts
+            ? { state: 'failed' as const, finished_at: now, last_error: `gave up after ${job.attempts} attempts: ${why}` }
+            : { state: 'queued' as const, run_after: now, last_error: why };
+        await job.update({ ...values, lease_owner: null, lease_expires_at: null }, { transaction });
+        reclaimed++;
+      }
+    });
+    return reclaimed;
+  }
+}

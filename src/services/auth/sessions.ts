@@ -1,0 +1,87 @@
+import type { Database } from '../../db/index.ts';
+import type { Session, User } from '../../db/models/index.ts';
+import { Unauthenticated } from '../../errors.ts';
+import { throttleClientKey, type LoginThrottle } from './login-throttle.ts';
+import type { Passwords } from './passwords.ts';
+import { newToken, tokenDigest } from './tokens.ts';
+import { toPublicUser, type PublicUser, type UserService } from './users.ts';
+
+/** last_used_at is written at most this often per session (reads stay reads). */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface Authenticated {
+  user: User;
+  session: Session;
+  token: string;
+}
+
+export class SessionService {
+  constructor(
+    private readonly db: Database,
+    private readonly users: UserService,
+    private readonly passwords: Passwords,
+    private readonly throttle: LoginThrottle,
+    private readonly ttlMs: number,
+  ) {}
+
+  /**
+   * Checks a login (username or email) and password and opens a session. `client` is the client's
+   * address (as the VPN rule sees it). An unknown user and a wrong password give the same error
+   * after the same work. The attempt is counted before the password is hashed (see LoginThrottle):
+   * per user, whichever name the body gives, and per client.
+   */
+  async login(login: string, password: string, client: string): Promise<{ token: string; user: PublicUser; expiresAt: Date }> {
+    const clientKey = throttleClientKey(client);
+    this.throttle.checkClient(clientKey);
+    const user = await this.users.findByLogin(login);
+    const attempt = this.throttle.reserve(user ? `user:${user.id}` : `name:${login.toLowerCase()}`, clientKey);
+    let ok: boolean;
+    try {
+      ok = user ? await this.passwords.verify(password, user.password_hash) : await this.passwords.burn().then(() => false);
+    } catch (err) {
+      attempt.release();
+      throw err;
+    }
+    if (!user || !ok) {
+      attempt.fail();
+      throw new Unauthenticated('invalid_credentials', 'wrong login or password');
+    }
+    attempt.succeed();
+    const token = newToken();
+    const now = new Date();
+    const expiresAt = new Date(now.getTime() + this.ttlMs);
+    await this.db.writes.run((t) =>
+      this.db.models.Session.create(
+        { token_hash: tokenDigest(token), user_id: user.id, expires_at: expiresAt, last_used_at: now },
+        { transaction: t },
+      ),
+    );
+    return { token, user: toPublicUser(user), expiresAt };
+  }
+
+  /** Resolves a presented token to its user and session, or throws Unauthenticated. */
+  async authenticate(token: string): Promise<Authenticated> {
+    const { Session, User } = this.db.models;
+    // The lookup is by the token's SHA-256 (a fixed-length digest), never by the token itself.
+    const session = await Session.findOne({
+      where: { token_hash: tokenDigest(token) },
+      include: [{ model: User, as: 'user', required: true }],
+    });
+    if (!session) throw new Unauthenticated('invalid_token', 'the token is not valid (unknown or revoked)');
+    if (session.expires_at.getTime() <= Date.now()) {
+      throw new Unauthenticated('token_expired', 'the token has expired; start a new session');
+    }
+    if (Date.now() - session.last_used_at.getTime() > TOUCH_EVERY_MS) {
+      void this.db.writes
+        .run((t) => session.update({ last_used_at: new Date() }, { transaction: t }))
+        .catch(() => undefined);
+    }
+    const user = (session as Session & { user: User }).user;
+    return { user, session, token };
+  }
+
+  /** Ends the session of this token. */
+  async revoke(token: string): Promise<void> {
+    await this.db.writes.run((t) => this.db.models.Session.destroy({ where: { token_hash: tokenDigest(token) }, transaction: t }));
+  }
+}

@@ -1,0 +1,158 @@
+import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
+import type { Database } from '../../db/index.ts';
+import type { User } from '../../db/models/index.ts';
+import { Conflict, Forbidden, InvalidInput, NotFound, TooLarge } from '../../errors.ts';
+import type { Passwords } from './passwords.ts';
+import { listUsers } from './user-queries.ts';
+
+/** Largest rig_ui_settings value, as JSON text. */
+export const MAX_SETTINGS_BYTES = 64 * 1024;
+
+const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+// Deliberately plain: one @, something on both sides, no spaces. Gateways use internal domains.
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
+
+/** A user as services hand it out: the id is a decimal string, settings are parsed JSON. */
+export interface PublicUser {
+  id: string;
+  username: string;
+  email: string;
+  admin: boolean;
+  rig_ui_settings: unknown;
+  created_at: Date;
+}
+
+export function toPublicUser(u: User): PublicUser {
+  return {
+    id: String(u.id),
+    username: u.username,
+    email: u.email,
+    admin: u.is_admin,
+    rig_ui_settings: u.rig_ui_settings == null ? null : JSON.parse(u.rig_ui_settings),
+    created_at: u.created_at,
+  };
+}
+
+export interface NewUser {
+  username: string;
+  email: string;
+  password: string;
+  admin?: boolean;
+}
+
+/** Parses a user id given as a string or a number; null when it is not a canonical id. */
+export function parseUserId(id: unknown): number | null {
+  const text = typeof id === 'number' ? String(id) : id;
+  if (typeof text !== 'string' || !/^[1-9][0-9]{0,15}$/.test(text)) return null;
+  return Number(text);
+}
+
+export class UserService {
+  constructor(
+    private readonly db: Database,
+    private readonly passwords: Passwords,
+  ) {}
+
+  async create(input: NewUser): Promise<PublicUser> {
+    if (!USERNAME.test(input.username)) {
+      throw new InvalidInput('username must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit', [
+        { field: 'username', message: 'invalid username' },
+      ]);
+    }
+    if (!EMAIL.test(input.email)) {
+      throw new InvalidInput(`"${input.email}" is not an email address`, [{ field: 'email', message: 'invalid email' }]);
+    }
+    const hash = await this.passwords.hash(input.password);
+    const { User } = this.db.models;
+    try {
+      const user = await this.db.writes.run(async (t) => {
+        const clash = await User.findOne({ where: this.#loginWhere(input.username, input.email), transaction: t });
+        if (clash) throw this.#clash(clash, input);
+        return User.create(
+          {
+            username: input.username,
+            username_key: input.username.toLowerCase(),
+            email: input.email,
+            email_key: input.email.toLowerCase(),
+            password_hash: hash,
+            is_admin: input.admin ?? false,
+          },
+          { transaction: t },
+        );
+      });
+      return toPublicUser(user);
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) throw new Conflict(`user ${input.username} already exists`, 'user_exists');
+      throw err;
+    }
+  }
+
+  list(): Promise<PublicUser[]> {
+    return listUsers(this.db.reader);
+  }
+
+  /** Finds a user by username or email, case-insensitively. */
+  async findByLogin(login: string): Promise<User | null> {
+    return this.db.models.User.findOne({ where: this.#loginWhere(login, login) });
+  }
+
+  async getByName(username: string): Promise<User> {
+    const user = await this.db.models.User.findOne({ where: { username_key: username.toLowerCase() } });
+    if (!user) throw new NotFound(`user ${username}`, 'user_not_found');
+    return user;
+  }
+
+  /** Sets a new password and ends every session of that user. */
+  async setPassword(username: string, password: string): Promise<PublicUser> {
+    const user = await this.getByName(username);
+    const hash = await this.passwords.hash(password);
+    await this.db.writes.run(async (t) => {
+      await user.update({ password_hash: hash }, { transaction: t });
+      await this.db.models.Session.destroy({ where: { user_id: user.id }, transaction: t });
+    });
+    return toPublicUser(user);
+  }
+
+  async remove(username: string): Promise<void> {
+    const user = await this.getByName(username);
+    await this.db.writes.run(async (t) => {
+      await this.db.models.Session.destroy({ where: { user_id: user.id }, transaction: t });
+      await user.destroy({ transaction: t });
+    });
+  }
+
+  /**
+   * Stores rig UI settings (any JSON value, null included) on user `targetId`.
+   * Only the user itself may do so, or an admin. `bodyUserId`, when given, must name the same user.
+   */
+  async updateSettings(actor: User, targetId: string, bodyUserId: unknown, settings: unknown): Promise<PublicUser> {
+    const id = parseUserId(targetId);
+    if (id === null) throw new InvalidInput(`"${targetId}" is not a user id`, [{ field: 'id', message: 'not a user id' }]);
+    if (bodyUserId !== undefined && bodyUserId !== null && parseUserId(bodyUserId) !== id) {
+      throw new InvalidInput('user.id in the body does not match the id in the path', [
+        { field: 'user.id', message: `must equal ${targetId}` },
+      ], 'id_mismatch');
+    }
+    if (actor.id !== id && !actor.is_admin) throw new Forbidden('a user may change only their own settings');
+    const text = settings === null ? null : JSON.stringify(settings);
+    if (text !== null && Buffer.byteLength(text, 'utf8') > MAX_SETTINGS_BYTES) {
+      throw new TooLarge(`rig_ui_settings is larger than ${MAX_SETTINGS_BYTES} bytes`, 'settings_too_large');
+    }
+    const user = await this.db.writes.run(async (t) => {
+      const target = await this.db.models.User.findByPk(id, { transaction: t });
+      if (!target) throw new NotFound(`user ${targetId}`, 'user_not_found');
+      return target.update({ rig_ui_settings: text }, { transaction: t });
+    });
+    return toPublicUser(user);
+  }
+
+  #loginWhere(username: string, email: string): WhereOptions<User> {
+    return { [Op.or]: [{ username_key: username.toLowerCase() }, { email_key: email.toLowerCase() }] };
+  }
+
+  #clash(existing: User, input: NewUser): Conflict {
+    return existing.username_key === input.username.toLowerCase()
+      ? new Conflict(`user ${input.username} already exists`, 'user_exists')
+      : new Conflict(`email ${input.email} is already used by ${existing.username}`, 'email_exists');
+  }
+}

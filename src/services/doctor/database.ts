@@ -1,0 +1,53 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Database } from 'sqlite3';
+import { DB_FILE } from '../../db/file.ts';
+import { MIGRATION_NAMES } from '../../db/migrations/names.ts';
+import { errorText, fail, ok, warn, type Finding } from './finding.ts';
+
+/**
+ * Opens the database read-only, writing nothing in data_dir: with no `-wal` file (no rigd serve
+ * running, last close clean) the file is all there is, so it is read as immutable (no `-shm`, no
+ * locks); with a `-wal` (a running serve, or a crash) it is opened read-only next to it.
+ */
+async function openReadOnly(file: string): Promise<Database> {
+  const { default: sqlite3 } = await import('sqlite3');
+  const immutable = !existsSync(`${file}-wal`);
+  const uri = `file:${encodeURI(file).replace(/\?/g, '%3f').replace(/#/g, '%23')}?mode=ro${immutable ? '&immutable=1' : ''}`;
+  const db = await new Promise<Database>((resolve, reject) => {
+    const conn = new sqlite3.Database(uri, sqlite3.OPEN_READONLY | sqlite3.OPEN_URI, (err) => (err ? reject(err) : resolve(conn)));
+  });
+  db.configure('busyTimeout', 5000);
+  return db;
+}
+
+function all<T>(db: Database, sql: string): Promise<T[]> {
+  return new Promise((resolve, reject) => db.all(sql, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+}
+
+/** The database opens, passes quick_check, and has every migration applied. Creates and changes nothing. */
+export async function checkDatabase(dataDir: string): Promise<Finding[]> {
+  const file = path.resolve(dataDir, DB_FILE);
+  if (!existsSync(file)) {
+    return [warn('database', `${file} does not exist yet`, 'rigd serve (or rigd migrate) creates it on start')];
+  }
+  let db: Database | undefined;
+  try {
+    db = await openReadOnly(file);
+    const [row] = await all<{ quick_check: string }>(db, 'PRAGMA quick_check');
+    if (row?.quick_check !== 'ok') {
+      return [fail('database', `${file} fails quick_check: ${row?.quick_check}`, 'stop rigd and restore the last backup: rigd restore FILE')];
+    }
+    const tables = await all<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+    const done = new Set(tables.length ? (await all<{ name: string }>(db, 'SELECT name FROM schema_migrations')).map((r) => r.name) : []);
+    const pending = MIGRATION_NAMES.filter((n) => !done.has(n));
+    if (pending.length > 0) {
+      return [warn('database', `${file} opens; ${pending.length} migration(s) pending: ${pending.join(', ')}`, 'run rigd migrate (rigd serve also applies them on start)')];
+    }
+    return [ok('database', `${file} opens, quick_check ok, ${MIGRATION_NAMES.length} migrations applied, none pending`)];
+  } catch (err) {
+    return [fail('database', `${file} cannot be used: ${errorText(err)}`, `give the rigd user read and write access to ${path.dirname(file)} and the database files in it`)];
+  } finally {
+    await new Promise<void>((resolve) => (db ? db.close(() => resolve()) : resolve()));
+  }
+}

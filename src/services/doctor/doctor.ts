@@ -1,0 +1,61 @@
+/**
+ * `rigd doctor`: checks an install the way an operator would, one finding per check, each failure
+ * with the fix to apply. It changes nothing in data_dir (test/cli/doctor-readonly.test.ts): it asks
+ * with access(2), reads the database read-only, and sets up no store, bucket or credentials.
+ */
+import { loadConfig, type LoadOptions } from '../../config/load.ts';
+import { EnvFileError } from '../../errors.ts';
+import type { Config } from '../../config/schema.ts';
+import { checkDataDir, checkDiskSpace, checkVpnInterface } from './host.ts';
+import { checkServer, checkUploadHost } from './network.ts';
+import { checkDatabase } from './database.ts';
+import { checkDataFiles } from './files.ts';
+import { dataDirOwner, handOver } from '../data-files.ts';
+import { errorText, fail, ok, type Finding } from './finding.ts';
+import { checkStorage } from './storage.ts';
+
+export type { CheckStatus, Finding } from './finding.ts';
+
+export interface DoctorReport {
+  ok: boolean;
+  config_file: string | null;
+  /** The absolute data_dir in use (null when the config is invalid). */
+  data_dir: string | null;
+  checks: Finding[];
+}
+
+/** Runs every check; `ok` is false when any check failed (warnings do not fail). */
+export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
+  let config: Readonly<Config>;
+  let file: string | null = null;
+  try {
+    const loaded = loadConfig(load);
+    config = loaded.config;
+    file = loaded.file;
+  } catch (err) {
+    const where = load.file ?? load.env?.RIGD_CONFIG ?? 'the config file';
+    const fix =
+      err instanceof EnvFileError
+        ? `run rigd doctor with sudo, or set RIGD_ENV_FILE to the file the service reads (empty: none)`
+        : `correct the key named above in ${where} (every key is in config.example.yaml), then run rigd doctor again`;
+    const checks = [fail('config', errorText(err), fix)];
+    return { ok: false, config_file: load.file ?? null, data_dir: null, checks };
+  }
+  const checks: Finding[] = [ok('config', `${file ? `${file} is valid` : 'no config file: built-in defaults (embedded storage)'}; data_dir ${config.data_dir}`)];
+  // Opening the database and pinging the embedded store may create files; run as root, they go to
+  // data_dir's owner (only those: doctor changes nothing that was there before).
+  const owner = dataDirOwner(config.data_dir);
+  const started = Date.now();
+  checks.push(...(await checkDataDir(config.data_dir)));
+  checks.push(checkDataFiles(config.data_dir));
+  try {
+    checks.push(...(await checkDatabase(config.data_dir)));
+    checks.push(...(await checkStorage(config)));
+  } finally {
+    handOver(config.data_dir, owner, { createdSince: started });
+  }
+  checks.push(checkVpnInterface(config.vpn.cidr));
+  checks.push(await checkDiskSpace(config.data_dir, config.server.min_free_mb));
+  checks.push(...(await Promise.all([checkServer(config.server), checkUploadHost(config)])));
+  return { ok: !checks.some((c) => c.status === 'fail'), config_file: file, data_dir: config.data_dir, checks };
+}

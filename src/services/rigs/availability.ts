@@ -1,0 +1,179 @@
+import type { Config } from '../../config/schema.ts';
+import type { Reader } from '../../db/reader.ts';
+import { sqlTime } from './history.ts';
+import { isoWithOffset } from '../time-text.ts';
+
+/**
+ * When a rig was offline, derived at read time from its report history (nothing is stored): a gap
+ * longer than rigs.offline_after_s between two consecutive reports is an offline period from the
+ * earlier report to the later one; a last report older than offline_after_s starts a period that
+ * lasts until now. The database does the pairing (LAG over the reports), so only gaps come back.
+ */
+export interface OfflinePeriod {
+  /** The last report before the gap (clipped to the window start), ISO 8601 with offset. */
+  start: string;
+  /** The first report after the gap; null: still offline now. */
+  end: string | null;
+  duration_s: number;
+}
+
+export interface OnlineShare {
+  /** Percent of `window_s` the rig was not in an offline period; null: no report at all by then. */
+  percent: number | null;
+  /** The denominator: the window, clipped to the rig's first retained report when that is younger. */
+  window_s: number;
+  /** The window was clipped to the first retained report. */
+  clipped: boolean;
+}
+
+export interface Availability {
+  offline_after_s: number;
+  /** Offline periods overlapping the last 7 days, newest first. */
+  offline_periods: OfflinePeriod[];
+  online_24h: OnlineShare;
+  online_7d: OnlineShare;
+  /** The oldest retained report (history older than rigs.history_retention_days is gone). */
+  first_report: string | null;
+  history_retention_days: number;
+}
+
+export const DAY_S = 86_400;
+export const WEEK_S = 7 * DAY_S;
+
+/** A duration in words to the minute: "2 h 5 min", "45 s". */
+export function durationText(s: number): string {
+  if (s < 60) return `${s} s`;
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return [d && `${d} d`, h && `${h} h`, m && `${m} min`].filter(Boolean).join(' ') || '0 min';
+}
+
+type AvailabilityConfig = Pick<Config, 'rigs'>;
+
+const iso = (ms: number) => isoWithOffset(new Date(ms), { ms: true });
+
+/** A gap as [start, end) in epoch ms; end null: open until now. */
+interface Gap {
+  start: number;
+  end: number | null;
+}
+
+/** Offline gaps of one rig that end after `since` (the report before `since` is paired too). */
+async function gapsSince(reader: Reader, rigId: string, since: Date, offlineAfterS: number): Promise<{ gaps: Gap[]; first: number | null; last: number | null }> {
+  const sinceText = sqlTime(since);
+  const [gapRows, bounds] = await Promise.all([
+    reader.all<{ prev: string; received_at: string }>(
+      `WITH r AS (
+         SELECT received_at, LAG(received_at) OVER (ORDER BY received_at) AS prev
+         FROM rig_reports
+         WHERE rig_id = ? AND received_at >= COALESCE((SELECT MAX(received_at) FROM rig_reports WHERE rig_id = ? AND received_at < ?), ?)
+       )
+       SELECT prev, received_at FROM r
+       WHERE prev IS NOT NULL AND (julianday(received_at) - julianday(prev)) * 86400.0 > ?
+       ORDER BY received_at`,
+      [rigId, rigId, sinceText, sinceText, offlineAfterS],
+    ),
+    reader.all<{ first: string | null; last: string | null }>('SELECT MIN(received_at) AS first, MAX(received_at) AS last FROM rig_reports WHERE rig_id = ?', [rigId]),
+  ]);
+  const toMs = (v: string | Date | null) => (v === null ? null : new Date(v).getTime());
+  const gaps: Gap[] = gapRows.map((g) => ({ start: new Date(g.prev).getTime(), end: new Date(g.received_at).getTime() }));
+  return { gaps, first: toMs(bounds[0]?.first ?? null), last: toMs(bounds[0]?.last ?? null) };
+}
+
+/** Closes the history with the open gap since the last report, if it is older than offline_after_s. */
+function withOpenGap(gaps: Gap[], last: number | null, now: number, offlineAfterS: number): Gap[] {
+  if (last !== null && now - last > offlineAfterS * 1000) return [...gaps, { start: last, end: null }];
+  return gaps;
+}
+
+/** The online share of [now - windowS, now], clipped to the first report. */
+export function onlineShare(gaps: Gap[], first: number | null, now: number, windowS: number): OnlineShare {
+  const windowStart = now - windowS * 1000;
+  if (first === null || first >= now) return { percent: null, window_s: 0, clipped: first !== null };
+  const from = Math.max(windowStart, first);
+  const span = now - from;
+  let offline = 0;
+  for (const g of gaps) {
+    const s = Math.max(g.start, from);
+    const e = Math.min(g.end ?? now, now);
+    if (e > s) offline += e - s;
+  }
+  const percent = span <= 0 ? 100 : Math.round(((span - offline) / span) * 10_000) / 100;
+  return { percent, window_s: Math.round(span / 1000), clipped: first > windowStart };
+}
+
+/** Offline periods, online shares over 24 h and 7 days, for one rig (by its canonical id). */
+export async function rigAvailability(reader: Reader, config: AvailabilityConfig, rigId: string, now: Date): Promise<Availability> {
+  const offlineAfterS = config.rigs.offline_after_s;
+  const nowMs = now.getTime();
+  const weekStart = nowMs - WEEK_S * 1000;
+  const { gaps, first, last } = await gapsSince(reader, rigId, new Date(weekStart), offlineAfterS);
+  const all = withOpenGap(gaps, last, nowMs, offlineAfterS).filter((g) => (g.end ?? nowMs) > weekStart);
+  const periods = all
+    .map((g) => {
+      const start = Math.max(g.start, weekStart);
+      const end = g.end ?? nowMs;
+      return { start: iso(start), end: g.end === null ? null : iso(g.end), duration_s: Math.round((end - start) / 1000) };
+    })
+    .reverse();
+  return {
+    offline_after_s: offlineAfterS,
+    offline_periods: periods,
+    online_24h: onlineShare(all, first, nowMs, DAY_S),
+    online_7d: onlineShare(all, first, nowMs, WEEK_S),
+    first_report: first === null ? null : iso(first),
+    history_retention_days: config.rigs.history_retention_days,
+  };
+}
+
+/** Where each rig's current stretch began: online_since (first report after the last gap) or offline_since (its last report). */
+export interface Stretch {
+  online_since: string | null;
+  offline_since: string | null;
+}
+
+/** How far back the listings look for the start of the current online stretch (at least 2 × offline_after_s). */
+export const STRETCH_LOOKBACK_S = DAY_S;
+
+/**
+ * online_since / offline_since of every rig in one query over the last 24 h of history (a week for
+ * 10,000 rigs takes seconds; a day well under one): a rig online for longer than that shows its
+ * first report in the window ("at least since").
+ */
+export async function fleetStretches(reader: Reader, config: AvailabilityConfig, now: Date): Promise<Map<string, Stretch>> {
+  const offlineAfterS = config.rigs.offline_after_s;
+  const rows = await reader.all<{ rig_id: string; since: string; last: string }>(
+    `WITH r AS (
+       SELECT rig_id, received_at, LAG(received_at) OVER (PARTITION BY rig_id ORDER BY received_at) AS prev
+       FROM rig_reports WHERE received_at >= ?
+     )
+     SELECT rig_id,
+            MAX(CASE WHEN prev IS NULL OR (julianday(received_at) - julianday(prev)) * 86400.0 > ? THEN received_at END) AS since,
+            MAX(received_at) AS last
+     FROM r GROUP BY rig_id`,
+    [sqlTime(new Date(now.getTime() - Math.max(STRETCH_LOOKBACK_S, 2 * offlineAfterS) * 1000)), offlineAfterS],
+  );
+  const out = new Map<string, Stretch>();
+  for (const r of rows) {
+    const last = new Date(r.last).getTime();
+    const offline = now.getTime() - last > offlineAfterS * 1000;
+    out.set(r.rig_id, { online_since: offline ? null : iso(new Date(r.since).getTime()), offline_since: offline ? iso(last) : null });
+  }
+  return out;
+}
+
+/**
+ * The listing with online_since / offline_since added (additive fields; `--json` and the API). A rig
+ * with no report in the lookback window is offline since its last report (rigs.last_seen_at).
+ */
+export async function withStretches<T extends { id: string; last_seen_at: Date }>(reader: Reader, config: AvailabilityConfig, rigs: T[], now: Date): Promise<(T & Stretch)[]> {
+  if (rigs.length === 0) return [];
+  const stretches = await fleetStretches(reader, config, now);
+  return rigs.map((r) => {
+    const known = stretches.get(r.id);
+    if (known) return { ...r, ...known };
+    const offline = now.getTime() - r.last_seen_at.getTime() > config.rigs.offline_after_s * 1000;
+    return { ...r, online_since: null, offline_since: offline ? iso(r.last_seen_at.getTime()) : null };
+  });
+}

@@ -1,0 +1,173 @@
+import type { Config } from '../../config/schema.ts';
+import type { CaptureState } from '../../db/models/capture.ts';
+import type { UploadState } from '../../db/models/upload.ts';
+import type { Reader } from '../../db/reader.ts';
+import { rigAvailability, type Availability } from './availability.ts';
+import { rigNotFound, findRig } from './lookup.ts';
+import { statusMeaning, type RigStatus } from './status.ts';
+import { absoluteTime, isoWithOffset, timeAgo } from '../time-text.ts';
+
+/** A moment shown three ways: ISO 8601 with offset (scripts), words (a glance), absolute with zone (people). */
+export interface TimeView {
+  at: string;
+  ago: string;
+  absolute: string;
+}
+
+/** Consecutive reports from one position, newest run first. */
+export interface PositionRun {
+  latitude: number;
+  longitude: number;
+  first_at: string;
+  last_at: string;
+  reports: number;
+}
+
+export interface RigUploadItem {
+  id: number;
+  key: string;
+  state: UploadState;
+  size: number;
+  bytes_seen: number;
+  project: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface RigCaptureItem {
+  id: number;
+  key: string;
+  state: CaptureState;
+  size: number | null;
+  project: string | null;
+  error_code: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One rig's page: what `rigd rigs show`, GET /rigs/{id} and GET /api/v1/rigs/{id} show. */
+export interface RigDetail {
+  id: string;
+  status: RigStatus;
+  status_meaning: string;
+  serial: string;
+  branch: string;
+  version: string;
+  vpn_address: string;
+  vpn_name: string;
+  /** The rig's reported local_ip. */
+  lan_ip: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  current_project: string | null;
+  last_report: TimeView;
+  first_seen: TimeView;
+  /** From the report history, newest first; only reports with a fix. */
+  positions: PositionRun[];
+  uploads: { total: number; recent: RigUploadItem[] };
+  captures: { total: number; recent: RigCaptureItem[] };
+  /** Offline periods of the last 7 days and online shares, from the report history. */
+  availability: Availability;
+  generated_at: string;
+}
+
+/** Position runs shown, reports scanned for them, uploads and captures listed. */
+export const DETAIL_POSITIONS = 10;
+const POSITION_SCAN = 500;
+export const DETAIL_ITEMS = 10;
+
+type DetailConfig = Pick<Config, 'rigs' | 'vpn'>;
+
+const iso = (value: string | Date) => isoWithOffset(new Date(value), { ms: true });
+const isoOrNull = (value: string | Date | null) => (value === null ? null : iso(value));
+
+export function timeView(value: Date, now: Date): TimeView {
+  return { at: isoWithOffset(value, { ms: true }), ago: timeAgo(value, now), absolute: absoluteTime(value) };
+}
+
+/** Runs of identical positions (a parked rig reports the same fix for hours). */
+export function positionRuns(rows: { received_at: string | Date; latitude: number; longitude: number }[], max: number): PositionRun[] {
+  const runs: PositionRun[] = [];
+  for (const r of rows) {
+    const last = runs[runs.length - 1];
+    if (last && last.latitude === r.latitude && last.longitude === r.longitude) {
+      last.first_at = iso(r.received_at);
+      last.reports += 1;
+      continue;
+    }
+    if (runs.length === max) break;
+    runs.push({ latitude: r.latitude, longitude: r.longitude, first_at: iso(r.received_at), last_at: iso(r.received_at), reports: 1 });
+  }
+  return runs;
+}
+
+/**
+ * Everything about one rig, in plain SQL (the CLI runs it without Sequelize). An id that is not a
+ * DNS label, or that no rig has, is NotFound "rig X not found".
+ */
+export async function rigDetail(reader: Reader, config: DetailConfig, rawId: string, now: Date): Promise<RigDetail> {
+  const rig = await findRig(reader, config, rawId, now);
+  if (!rig) throw rigNotFound(rawId);
+  const [positions, uploads, uploadCount, captures, captureCount, availability] = await Promise.all([
+    reader.all<{ received_at: string | Date; latitude: number; longitude: number }>(
+      'SELECT received_at, latitude, longitude FROM rig_reports WHERE rig_id = ? AND latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY received_at DESC, id DESC LIMIT ?',
+      [rig.id, POSITION_SCAN],
+    ),
+    reader.all<{ id: number; key: string; state: UploadState; expected_size: number; bytes_seen: number; project: string | null; created_at: string | Date; completed_at: string | Date | null }>(
+      'SELECT id, key, state, expected_size, bytes_seen, project, created_at, completed_at FROM uploads WHERE rig_id = ? ORDER BY id DESC LIMIT ?',
+      [rig.id, DETAIL_ITEMS],
+    ),
+    reader.all<{ n: number }>('SELECT COUNT(*) AS n FROM uploads WHERE rig_id = ?', [rig.id]),
+    reader.all<{ id: number; key: string; state: CaptureState; size: number | null; project: string | null; error_code: string | null; created_at: string | Date; updated_at: string | Date }>(
+      'SELECT id, key, state, size, project, error_code, created_at, updated_at FROM captures WHERE rig_id = ? ORDER BY id DESC LIMIT ?',
+      [rig.id, DETAIL_ITEMS],
+    ),
+    reader.all<{ n: number }>('SELECT COUNT(*) AS n FROM captures WHERE rig_id = ?', [rig.id]),
+    rigAvailability(reader, config, rig.id, now),
+  ]);
+  return {
+    id: rig.id,
+    status: rig.status,
+    status_meaning: statusMeaning(rig.status, config.rigs),
+    serial: rig.serial,
+    branch: rig.branch,
+    version: rig.version,
+    vpn_address: rig.vpn_address,
+    vpn_name: rig.vpn_name,
+    lan_ip: rig.lan_ip,
+    latitude: rig.latitude,
+    longitude: rig.longitude,
+    current_project: rig.current_project,
+    last_report: timeView(rig.last_seen_at, now),
+    first_seen: timeView(rig.created_at, now),
+    positions: positionRuns(positions, DETAIL_POSITIONS),
+    uploads: {
+      total: Number(uploadCount[0]?.n ?? 0),
+      recent: uploads.map((u) => ({
+        id: Number(u.id),
+        key: u.key,
+        state: u.state,
+        size: Number(u.expected_size),
+        bytes_seen: Number(u.bytes_seen),
+        project: u.project,
+        created_at: iso(u.created_at),
+        completed_at: isoOrNull(u.completed_at),
+      })),
+    },
+    captures: {
+      total: Number(captureCount[0]?.n ?? 0),
+      recent: captures.map((c) => ({
+        id: Number(c.id),
+        key: c.key,
+        state: c.state,
+        size: c.size === null ? null : Number(c.size),
+        project: c.project,
+        error_code: c.error_code,
+        created_at: iso(c.created_at),
+        updated_at: iso(c.updated_at),
+      })),
+    },
+    availability,
+    generated_at: isoWithOffset(now, { ms: true }),
+  };
+}

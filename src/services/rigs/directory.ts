@@ -1,0 +1,34 @@
+import type { Transaction } from 'sequelize';
+import type { Database } from '../../db/index.ts';
+import type { RigDirectory } from '../uploads/service.ts';
+
+/** How long an address -> rig answer is reused (a report from the address ends it at once). */
+const CACHE_MS = 5000;
+/** Addresses remembered at most (a /16 VPN has at most 65,536). */
+const CACHE_MAX = 65_536;
+
+/**
+ * Rigs as uploads see them: found by the VPN address they report from. Every reservation asks, so
+ * an answer (a miss too) is kept for a few seconds instead of a query per request; a committed
+ * report from an address forgets it, so a rig's first upload right after its first report is linked.
+ */
+export function rigDirectory(db: Database, now: () => number = Date.now): RigDirectory & { forget(address: string): void } {
+  const { Rig } = db.models;
+  const cache = new Map<string, { rigId: string | null; at: number }>();
+  return {
+    async findByVpnAddress(address: string) {
+      const hit = cache.get(address);
+      if (hit && now() - hit.at < CACHE_MS) return hit.rigId;
+      const rig = await Rig.findOne({ where: { vpn_address: address }, order: [['last_seen_at', 'DESC']], attributes: ['id'] });
+      if (cache.size >= CACHE_MAX) cache.clear();
+      cache.set(address, { rigId: rig ? rig.id : null, at: now() });
+      return rig ? rig.id : null;
+    },
+    forget(address: string) {
+      cache.delete(address);
+    },
+    async setCurrentProject(rigId: string, project: string, t: Transaction) {
+      await Rig.update({ current_project: project }, { where: { id: rigId }, transaction: t });
+    },
+  };
+}

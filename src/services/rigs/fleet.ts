@@ -1,0 +1,87 @@
+import type { Config } from '../../config/schema.ts';
+import type { Reader } from '../../db/reader.ts';
+import { listRigs } from './queries.ts';
+import { RIG_STATUSES, compareRigIds, type RigStatus } from './status.ts';
+import { isoWithOffset } from '../time-text.ts';
+
+export interface VersionCount {
+  version: string;
+  rigs: number;
+  /** The first retained report of this version on this branch (null: none left in the history). */
+  first_reported: string | null;
+}
+
+export interface BranchRollout {
+  branch: string;
+  rigs: number;
+  /** The version that appeared on this branch most recently (see {@link fleetSummary}). */
+  newest_version: string;
+  versions: VersionCount[];
+  /** Rigs on this branch not on newest_version, in natural id order. */
+  behind: { id: string; version: string; status: RigStatus }[];
+}
+
+export interface FleetSummary {
+  rigs: number;
+  by_status: Record<RigStatus, number>;
+  by_branch: BranchRollout[];
+  generated_at: string;
+}
+
+type FleetConfig = Pick<Config, 'rigs' | 'vpn'>;
+
+/**
+ * Counts by status, by branch and by version, and each branch's rollout. The newest version of a
+ * branch is, among the versions its rigs are on now, the one most recently reported for the first
+ * time by any rig on that branch (in the retained history; a rig still reporting an old version does
+ * not make it newer); a branch with no retained report takes the version of its most recently seen rig.
+ */
+export async function fleetSummary(reader: Reader, config: FleetConfig, now: Date): Promise<FleetSummary> {
+  const rigs = await listRigs(reader, config, now);
+  // One index lookup per (branch, version) the fleet is on now (rig_reports_branch_version_received_at).
+  const pairs = [...new Map(rigs.map((r) => [`${r.branch}\u0000${r.version}`, r])).values()];
+  const firsts = (
+    await Promise.all(
+      pairs.map((p) =>
+        reader.all<{ branch: string; version: string; first: string | null }>(
+          'SELECT ? AS branch, ? AS version, MIN(received_at) AS first FROM rig_reports WHERE branch = ? AND version = ?',
+          [p.branch, p.version, p.branch, p.version],
+        ),
+      ),
+    )
+  ).flatMap((rows) => rows.filter((r): r is { branch: string; version: string; first: string } => r.first !== null));
+  const firstOf = new Map(firsts.map((f) => [`${f.branch}\u0000${f.version}`, new Date(f.first).getTime()]));
+  const byStatus = Object.fromEntries(RIG_STATUSES.map((s) => [s, 0])) as Record<RigStatus, number>;
+  const branches = new Map<string, typeof rigs>();
+  for (const r of rigs) {
+    byStatus[r.status] += 1;
+    const list = branches.get(r.branch) ?? [];
+    list.push(r);
+    branches.set(r.branch, list);
+  }
+  const byBranch: BranchRollout[] = [...branches.entries()]
+    .sort(([a], [b]) => compareRigIds(a, b))
+    .map(([branch, members]) => {
+      const counts = new Map<string, number>();
+      for (const r of members) counts.set(r.version, (counts.get(r.version) ?? 0) + 1);
+      const first = (v: string) => firstOf.get(`${branch}\u0000${v}`) ?? null;
+      const latestSeen = members.reduce((a, b) => (b.last_seen_at > a.last_seen_at ? b : a));
+      let newest = latestSeen.version;
+      let newestFirst = -Infinity;
+      for (const v of counts.keys()) {
+        const f = first(v);
+        if (f !== null && f > newestFirst) [newest, newestFirst] = [v, f];
+      }
+      const versions = [...counts.entries()]
+        .map(([version, n]) => ({ version, rigs: n, first_reported: first(version) === null ? null : isoWithOffset(new Date(first(version)!), { ms: true }) }))
+        .sort((a, b) => b.rigs - a.rigs || compareRigIds(b.version, a.version));
+      return {
+        branch,
+        rigs: members.length,
+        newest_version: newest,
+        versions,
+        behind: members.filter((r) => r.version !== newest).map((r) => ({ id: r.id, version: r.version, status: r.status })),
+      };
+    });
+  return { rigs: rigs.length, by_status: byStatus, by_branch: byBranch, generated_at: isoWithOffset(now, { ms: true }) };
+}

@@ -1,0 +1,70 @@
+import type { Config } from '../../config/schema.ts';
+import type { Reader } from '../../db/reader.ts';
+import { findRig, rigNotFound } from './lookup.ts';
+import type { RigReportView } from './service.ts';
+import { isoWithOffset } from '../time-text.ts';
+
+/** One report of the history as `rigd rigs history` shows it (the rig's own field names where it has them). */
+export interface HistoryEntry {
+  /** ISO 8601 with offset. */
+  received_at: string;
+  latitude: number | null;
+  longitude: number | null;
+  rig_serial: string;
+  local_ip: string | null;
+  software_version: string;
+  git_branch: string;
+  /** The VPN address the report came from. */
+  peer_address: string;
+}
+
+export interface RigHistory {
+  rig: string;
+  since: string;
+  entries: HistoryEntry[];
+  /** More reports than `limit` were in the window: the oldest were left out. */
+  truncated: boolean;
+}
+
+/** Largest history one call returns (newest first). */
+export const HISTORY_LIMIT = 100_000;
+
+/** A history row as the reader returns it (SQLite gives the time as text). */
+type ReportRow = Omit<RigReportView, 'received_at'> & { received_at: string | Date };
+
+/** How Sequelize writes DATE columns ("2026-11-23 07:37:30.123 +00:00"), so a text comparison in SQLite is a time comparison. */
+export function sqlTime(d: Date): string {
+  return `${d.toISOString().replace('T', ' ').replace('Z', '')} +00:00`;
+}
+
+/** A rig's reports received at or after `since`, newest first, at most `limit`. Plain SQL. */
+export async function rigHistory(
+  reader: Reader,
+  config: Pick<Config, 'rigs' | 'vpn'>,
+  rawId: string,
+  q: { since: Date; limit?: number },
+  now: Date,
+): Promise<RigHistory> {
+  const rig = await findRig(reader, config, rawId, now);
+  if (!rig) throw rigNotFound(rawId);
+  const limit = Math.min(Math.max(q.limit ?? HISTORY_LIMIT, 1), HISTORY_LIMIT);
+  const rows = await reader.all<ReportRow>(
+    'SELECT received_at, serial, lan_ip, peer_address, version, branch, latitude, longitude FROM rig_reports WHERE rig_id = ? AND received_at >= ? ORDER BY received_at DESC, id DESC LIMIT ?',
+    [rig.id, sqlTime(q.since), limit + 1],
+  );
+  return {
+    rig: rig.id,
+    since: isoWithOffset(q.since, { ms: true }),
+    truncated: rows.length > limit,
+    entries: rows.slice(0, limit).map((r) => ({
+      received_at: isoWithOffset(new Date(r.received_at), { ms: true }),
+      latitude: r.latitude,
+      longitude: r.longitude,
+      rig_serial: r.serial,
+      local_ip: r.lan_ip,
+      software_version: r.version,
+      git_branch: r.branch,
+      peer_address: r.peer_address,
+    })),
+  };
+}

@@ -1,0 +1,27 @@
+import type { Config } from '../../config/schema.ts';
+import type { Reader } from '../../db/reader.ts';
+import { NotFound } from '../../errors.ts';
+import { parseRigId } from './report-input.ts';
+import { rigView, type RigRow } from './queries.ts';
+import type { RigView } from './service.ts';
+
+/** "rig X not found", X shown printable and short whatever was asked for. */
+export function rigNotFound(rawId: string): NotFound {
+  const shown = rawId.replace(/\p{C}/gu, '?');
+  return new NotFound(`rig ${shown.length > 80 ? `${shown.slice(0, 80)}...` : shown}`, 'rig_not_found');
+}
+
+/** One rig with its status computed at `now`, or null (also for an id no rig can have). Plain SQL. */
+export async function findRig(reader: Reader, config: Pick<Config, 'rigs' | 'vpn'>, rawId: string, now: Date): Promise<RigView | null> {
+  let id: string;
+  try {
+    id = parseRigId(rawId);
+  } catch {
+    return null; // not a DNS label: no rig can have it
+  }
+  const rows = await reader.all<RigRow>(
+    'SELECT id, serial, lan_ip, vpn_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at FROM rigs WHERE id = ?',
+    [id],
+  );
+  return rows[0] ? rigView(rows[0], config, now) : null;
+}

@@ -1,0 +1,108 @@
+import { Op } from 'sequelize';
+import type { Database } from '../../db/index.ts';
+
+export interface RetentionOptions {
+  /** Rows deleted per write transaction. @default 500 */
+  batchSize?: number;
+  /** Time between runs, ms. @default 3600000 (hourly) */
+  intervalMs?: number;
+  /** First run after start(), ms. @default 30000 */
+  firstRunMs?: number;
+  /** Pause between two batches of one run, ms, so report batches commit in between. @default 20 */
+  pauseMs?: number;
+  /** Told about a failed scheduled run (the next run retries). @default ignore */
+  onError?: (err: unknown) => void;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Keeps the rig report history bounded: rows older than rigs.history_retention_days are deleted
+ * in small batches, each its own short transaction on the write path. Report batches queued in
+ * the meantime commit between two prune batches, so reports never wait behind a whole run.
+ */
+export class RigRetention {
+  readonly #db: Database;
+  readonly #days: number;
+  readonly #batchSize: number;
+  readonly #intervalMs: number;
+  readonly #firstRunMs: number;
+  readonly #pauseMs: number;
+  readonly #onError: (err: unknown) => void;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<number> | null = null;
+  #stopped = false;
+
+  constructor(db: Database, retentionDays: number, opts: RetentionOptions = {}) {
+    this.#db = db;
+    this.#days = retentionDays;
+    this.#batchSize = opts.batchSize ?? 500;
+    this.#intervalMs = opts.intervalMs ?? 3_600_000;
+    this.#firstRunMs = opts.firstRunMs ?? 30_000;
+    this.#pauseMs = opts.pauseMs ?? 20;
+    this.#onError = opts.onError ?? (() => {});
+  }
+
+  /** The oldest received_at kept at `now`. */
+  cutoff(now: Date): Date {
+    return new Date(now.getTime() - this.#days * 86_400_000);
+  }
+
+  /** Deletes every report older than the cutoff, batch by batch; resolves with the count. */
+  prune(now: Date = new Date()): Promise<number> {
+    if (this.#running) return this.#running;
+    const run = this.#prune(this.cutoff(now)).finally(() => {
+      this.#running = null;
+    });
+    this.#running = run;
+    return run;
+  }
+
+  async #prune(cutoff: Date): Promise<number> {
+    const { RigReport } = this.#db.models;
+    let total = 0;
+    while (!this.#stopped) {
+      const deleted = await this.#db.writes.run(async (transaction) => {
+        const rows = await RigReport.findAll({
+          attributes: ['id'],
+          where: { received_at: { [Op.lt]: cutoff } },
+          order: [['received_at', 'ASC']],
+          limit: this.#batchSize,
+          raw: true,
+          transaction,
+        });
+        if (rows.length === 0) return 0;
+        await RigReport.destroy({ where: { id: rows.map((r) => r.id) }, transaction });
+        return rows.length;
+      });
+      total += deleted;
+      if (deleted < this.#batchSize) break;
+      await sleep(this.#pauseMs);
+    }
+    return total;
+  }
+
+  /** Runs prune on a schedule (what `rigd serve` starts). Failures are reported and retried next time. */
+  start(): void {
+    if (this.#timer || this.#stopped) return;
+    const tick = (delay: number) => {
+      this.#timer = setTimeout(() => {
+        this.prune()
+          .catch(this.#onError)
+          .finally(() => {
+            if (!this.#stopped) tick(this.#intervalMs);
+          });
+      }, delay);
+      this.#timer.unref();
+    };
+    tick(this.#firstRunMs);
+  }
+
+  /** Stops the schedule; a run in progress ends after its current batch. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#running?.catch(() => 0);
+  }
+}

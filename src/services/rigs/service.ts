@@ -1,0 +1,182 @@
+import { isIP } from 'node:net';
+import { Op, type QueryOptions, type Transaction, type WhereOptions } from 'sequelize';
+import type { Config } from '../../config/schema.ts';
+import type { Batcher, Database } from '../../db/index.ts';
+import type { Rig, RigReport } from '../../db/models/index.ts';
+import { InvalidInput, NotFound } from '../../errors.ts';
+import { parseRigId, parseRigReport, type RigReportInput } from './report-input.ts';
+import { RigRetention, type RetentionOptions } from './retention.ts';
+import { listRigs, rigView } from './queries.ts';
+import type { RigStatus } from './status.ts';
+
+/** A rig as tools and pages see it. */
+export interface RigView {
+  id: string;
+  status: RigStatus;
+  last_seen_at: Date;
+  serial: string;
+  lan_ip: string | null;
+  vpn_address: string;
+  /** <id>.<vpn.rig_domain> */
+  vpn_name: string;
+  version: string;
+  branch: string;
+  latitude: number | null;
+  longitude: number | null;
+  current_project: string | null;
+  created_at: Date;
+}
+
+/** One history row (device location record). */
+export interface RigReportView {
+  received_at: Date;
+  serial: string;
+  lan_ip: string | null;
+  peer_address: string;
+  version: string;
+  branch: string;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+export interface HistoryQuery {
+  since?: Date;
+  until?: Date;
+  limit?: number;
+}
+
+/** Default and largest page of history. */
+export const HISTORY_DEFAULT_LIMIT = 100;
+export const HISTORY_MAX_LIMIT = 10_000;
+
+interface QueuedReport extends RigReportInput {
+  peer: string;
+  receivedAt: Date;
+}
+
+/** Columns a report overwrites on its rig (created_at and current_project stay). */
+const UPDATED_ON_REPORT = ['serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'updated_at'] as const;
+
+/** Rig reports (group-committed), the rig list with its computed status, and report history. */
+export class RigService {
+  readonly retention: RigRetention;
+  readonly #db: Database;
+  readonly #config: Readonly<Config>;
+  readonly #reports: Batcher<QueuedReport, void>;
+  readonly #now: () => Date;
+  readonly #onReported: (peer: string) => void;
+
+  constructor(
+    db: Database,
+    config: Readonly<Config>,
+    opts: { now?: () => Date; retention?: RetentionOptions; /** Runs after a report from `peer` is committed. */ onReported?: (peer: string) => void } = {},
+  ) {
+    this.#db = db;
+    this.#config = config;
+    this.#now = opts.now ?? (() => new Date());
+    this.#onReported = opts.onReported ?? (() => undefined);
+    this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t));
+    this.retention = new RigRetention(db, config.rigs.history_retention_days, opts.retention);
+  }
+
+  /**
+   * Validates and stores one report of rig `rawId` from VPN address `peer`: updates (or registers)
+   * the rig and appends a history row. Resolves only after the batch holding it has committed.
+   */
+  async report(rawId: string, payload: unknown, peer: string): Promise<void> {
+    const input = parseRigReport(rawId, payload);
+    if (!isIP(peer)) throw new InvalidInput('the client address is unknown');
+    await this.#reports.submit({ ...input, peer, receivedAt: this.#now() });
+    this.#onReported(peer);
+  }
+
+  /**
+   * One transaction for a whole batch: one multi-row upsert of the rigs (each rig's latest report)
+   * and one multi-row insert of the history. QueryInterface.bulkInsert builds the dialect's own
+   * statement (INSERT ... ON CONFLICT (id) DO UPDATE on SQLite and PostgreSQL) without building a
+   * model instance per row, which is most of the cost at a few thousand reports a second.
+   */
+  async #applyReports(items: QueuedReport[], transaction: Transaction): Promise<void[]> {
+    const { Rig, RigReport } = this.#db.models;
+    const qi = this.#db.sequelize.getQueryInterface();
+    const latest = new Map<string, QueuedReport>();
+    for (const item of items) latest.set(item.rigId, item);
+    const rigRows = [...latest.values()].map((r) => ({
+      id: r.rigId,
+      serial: r.serial,
+      lan_ip: r.lanIp,
+      vpn_address: r.peer,
+      version: r.version,
+      branch: r.branch,
+      latitude: r.latitude,
+      longitude: r.longitude,
+      last_seen_at: r.receivedAt,
+      current_project: null,
+      created_at: r.receivedAt,
+      updated_at: r.receivedAt,
+    }));
+    // updateOnDuplicate/upsertKeys reach the query generator but are missing from the QueryOptions type.
+    const upsert = { transaction, updateOnDuplicate: [...UPDATED_ON_REPORT], upsertKeys: ['id'] } as QueryOptions;
+    await qi.bulkInsert(Rig.getTableName(), rigRows, upsert, Rig.getAttributes());
+    const reportRows = items.map((r) => ({
+      rig_id: r.rigId,
+      received_at: r.receivedAt,
+      serial: r.serial,
+      lan_ip: r.lanIp,
+      peer_address: r.peer,
+      version: r.version,
+      branch: r.branch,
+      latitude: r.latitude,
+      longitude: r.longitude,
+    }));
+    await qi.bulkInsert(RigReport.getTableName(), reportRows, { transaction }, RigReport.getAttributes());
+    return items.map(() => undefined);
+  }
+
+  #view(rig: Rig, now: Date): RigView {
+    return rigView(rig, this.#config, now);
+  }
+
+  /** Every rig in natural id order (rig2 before rig10), optionally only those with one status. Reads only the rigs table. */
+  list(opts: { status?: RigStatus } = {}): Promise<RigView[]> {
+    return listRigs(this.#db.reader, this.#config, this.#now(), opts.status);
+  }
+
+  async get(rawId: string): Promise<RigView> {
+    const rig = (await this.#db.models.Rig.findByPk(parseRigId(rawId), { raw: true })) as Rig | null;
+    if (!rig) throw new NotFound('rig', 'rig_not_found');
+    return this.#view(rig, this.#now());
+  }
+
+  /** A rig's reports, newest first, within [since, until), at most `limit` (capped). */
+  async history(rawId: string, q: HistoryQuery = {}): Promise<RigReportView[]> {
+    const rig = await this.get(rawId);
+    const limit = q.limit ?? HISTORY_DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_MAX_LIMIT) {
+      throw new InvalidInput(`limit must be between 1 and ${HISTORY_MAX_LIMIT}`, [{ field: 'limit', message: 'out of range' }]);
+    }
+    const window: Record<symbol, Date> = {};
+    if (q.since) window[Op.gte] = q.since;
+    if (q.until) window[Op.lt] = q.until;
+    const where: WhereOptions<RigReport> = { rig_id: rig.id, ...(q.since || q.until ? { received_at: window } : {}) };
+    const rows = (await this.#db.models.RigReport.findAll({
+      where,
+      order: [
+        ['received_at', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit,
+      raw: true,
+    })) as RigReport[];
+    return rows.map((r) => ({
+      received_at: new Date(r.received_at),
+      serial: r.serial,
+      lan_ip: r.lan_ip,
+      peer_address: r.peer_address,
+      version: r.version,
+      branch: r.branch,
+      latitude: r.latitude,
+      longitude: r.longitude,
+    }));
+  }
+}

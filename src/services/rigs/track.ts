@@ -1,0 +1,62 @@
+import type { Config } from '../../config/schema.ts';
+import type { Reader } from '../../db/reader.ts';
+import { sqlTime } from './history.ts';
+import { rigStatus, type RigStatus } from './status.ts';
+
+/** One marker of the fleet map: a rig with a fix, in few fields (the map reloads them every minute). */
+export interface MapRig {
+  id: string;
+  lat: number;
+  lon: number;
+  status: RigStatus;
+  /** ISO 8601 (UTC). */
+  last_report: string;
+  branch: string;
+  version: string;
+}
+
+/** Hours of report history the track on a rig's page covers, and the most points it draws. */
+export const TRACK_HOURS = 24;
+export const TRACK_MAX_POINTS = 5000;
+
+/** Degrees to 6 decimals (about 0.1 m): what a GPS fix carries, in a third of the bytes of a double's text. */
+const degrees = (value: number) => Math.round(Number(value) * 1e6) / 1e6;
+
+/** Every rig whose last report had a fix (latitude and longitude not null), with its status now. */
+export async function mapRigs(reader: Reader, config: Pick<Config, 'rigs'>, now: Date): Promise<MapRig[]> {
+  const rows = await reader.all<{ id: string; latitude: number; longitude: number; last_seen_at: string | Date; branch: string; version: string }>(
+    'SELECT id, latitude, longitude, last_seen_at, branch, version FROM rigs WHERE latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY id',
+    [],
+  );
+  return rows.map((r) => {
+    const last = new Date(r.last_seen_at);
+    return {
+      id: r.id,
+      lat: degrees(r.latitude),
+      lon: degrees(r.longitude),
+      status: rigStatus(last, now, config.rigs),
+      last_report: last.toISOString(),
+      branch: r.branch,
+      version: r.version,
+    };
+  });
+}
+
+/**
+ * A rig's positions over the last TRACK_HOURS, oldest first, as [lat, lon] pairs; repeats of the
+ * same fix in a row are kept once (a parked rig). The newest TRACK_MAX_POINTS reports at most.
+ */
+export async function rigTrack(reader: Reader, rigId: string, now: Date): Promise<[number, number][]> {
+  const since = new Date(now.getTime() - TRACK_HOURS * 3600_000);
+  const rows = await reader.all<{ latitude: number; longitude: number }>(
+    'SELECT latitude, longitude FROM rig_reports WHERE rig_id = ? AND received_at >= ? AND latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY received_at DESC, id DESC LIMIT ?',
+    [rigId, sqlTime(since), TRACK_MAX_POINTS],
+  );
+  const track: [number, number][] = [];
+  for (const r of rows.reverse()) {
+    const last = track[track.length - 1];
+    const point: [number, number] = [Number(r.latitude), Number(r.longitude)];
+    if (!last || last[0] !== point[0] || last[1] !== point[1]) track.push(point);
+  }
+  return track;
+}

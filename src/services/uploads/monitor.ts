@@ -1,0 +1,103 @@
+import { Op } from 'sequelize';
+import type { Database } from '../../db/index.ts';
+import type { Logger } from '../../log.ts';
+import type { Storage } from '../../storage/index.ts';
+import type { UploadService } from './service.ts';
+
+const TICK_MS = 1000;
+/** Reserved uploads looked at in storage per tick. */
+const CHECKS_PER_TICK = 50;
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * Follows reserved uploads until their object appears or their URL expires.
+ * - Every driver: a reservation whose URL has expired (and whose PUT is not in flight) -> expired.
+ * - MinIO: rigs PUT to MinIO directly, so storage is polled with per-upload backoff (1 s, 2 s, 4 s
+ *   ... 60 s). MinIO's bucket notifications (the webhook) complete uploads sooner; polling never
+ *   depends on them.
+ * The embedded store completes uploads from its own PUT handler.
+ */
+export class UploadMonitor {
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> | null = null;
+  #storageDown = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly storage: Storage,
+    private readonly uploads: UploadService,
+    private readonly log: Logger,
+    private readonly tickMs = TICK_MS,
+  ) {}
+
+  start(): void {
+    const loop = () => {
+      this.#running = this.tick()
+        .catch((err) => this.log.error('upload monitor failed', { error: String(err) }))
+        .finally(() => {
+          this.#running = null;
+          if (this.#timer) this.#timer = setTimeout(loop, this.tickMs);
+        });
+    };
+    this.#timer = setTimeout(loop, this.tickMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#running;
+  }
+
+  async tick(now = new Date()): Promise<void> {
+    await this.expire(now);
+    if (this.storage.driver !== 'embedded') await this.poll(now);
+  }
+
+  /** Marks overdue reservations expired. Returns how many. */
+  async expire(now = new Date()): Promise<number> {
+    const inFlight = this.uploads.progress.inFlight();
+    return this.db.writes.run(async (t) => {
+      const [count] = await this.db.models.Upload.update(
+        { state: 'expired', next_check_at: null },
+        {
+          where: { state: 'reserved', url_expires_at: { [Op.lte]: now }, ...(inFlight.length ? { id: { [Op.notIn]: inFlight } } : {}) },
+          transaction: t,
+        },
+      );
+      return count;
+    });
+  }
+
+  /** Looks in storage for reserved uploads that are due a check. */
+  async poll(now = new Date()): Promise<void> {
+    const due = await this.db.models.Upload.findAll({
+      where: { state: 'reserved', next_check_at: { [Op.lte]: now } },
+      order: [['next_check_at', 'ASC']],
+      limit: CHECKS_PER_TICK,
+    });
+    for (const upload of due) {
+      let info;
+      try {
+        info = await this.storage.stat(upload.key);
+        if (this.#storageDown) this.log.info('storage answers again');
+        this.#storageDown = false;
+      } catch (err) {
+        if (!this.#storageDown) this.log.warn('storage unreachable; upload checks back off', { error: String(err) });
+        this.#storageDown = true;
+      }
+      // An object of the expected size written after the reservation completes it.
+      const fresh = info && info.size === Number(upload.expected_size) && info.lastModified.getTime() >= upload.created_at.getTime() - 1000;
+      if (info && fresh) {
+        await this.uploads.observe(upload.key, info);
+        continue;
+      }
+      const delay = Math.min(1000 * 2 ** upload.checks, MAX_BACKOFF_MS);
+      await this.db.writes.run((t) =>
+        this.db.models.Upload.update(
+          { checks: upload.checks + 1, next_check_at: new Date(now.getTime() + delay) },
+          { where: { id: upload.id, state: 'reserved' }, transaction: t },
+        ),
+      );
+    }
+  }
+}

@@ -1,0 +1,268 @@
+import type { Readable } from 'node:stream';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
+import type { Config } from '../../config/schema.ts';
+import type { Batcher, Database } from '../../db/index.ts';
+import type { Upload, UploadState } from '../../db/models/upload.ts';
+import type { Logger } from '../../log.ts';
+import type { ObjectInfo } from '../../storage/contract.ts';
+import type { Storage } from '../../storage/index.ts';
+import { S3Error } from '../../storage/s3-error.ts';
+import { UploadProgress } from './progress.ts';
+import { parseUploadRequest } from './rules.ts';
+
+/** What uploads need to know about rigs. */
+export interface RigDirectory {
+  /** Id of the rig whose reports come from this VPN address, or null. */
+  findByVpnAddress(address: string): Promise<string | null>;
+  /** Makes `project` the rig's current project, inherited by its later captures. */
+  setCurrentProject(rigId: string, project: string, t: Transaction): Promise<void>;
+}
+
+/** The seed's upload reservation body. */
+export interface Reservation {
+  success: true;
+  url: string;
+  exists: boolean;
+  size: number | null;
+  id: number;
+}
+
+export interface UploadView {
+  id: number;
+  rig_id: string | null;
+  key: string;
+  project: string | null;
+  state: UploadState;
+  size: number;
+  bytes_seen: number;
+  etag: string | null;
+  created_at: string;
+  url_expires_at: string;
+  completed_at: string | null;
+}
+
+/** What the embedded store's PUT route read off the request, besides the key and the body. */
+export interface ReceivedPut {
+  /** The URL's `reservation` parameter (signed), when it has one. */
+  reservation?: string;
+  /** The Content-Length header, when the body is not chunked. */
+  contentLength?: number;
+  /** The Content-Type header, stored with the object. */
+  contentType?: string;
+  /** Aborted when the upload must stop (the connection went idle); the PUT rejects with its reason. */
+  signal?: AbortSignal;
+}
+
+export type UploadedListener = (upload: Upload) => Promise<void> | void;
+
+interface NewUpload {
+  rigId: string | null;
+  peer: string;
+  key: string;
+  size: number;
+  project: string | null;
+  expiresAt: Date;
+}
+
+export class UploadService {
+  readonly progress: UploadProgress;
+  readonly #listeners: UploadedListener[] = [];
+  readonly #create: Batcher<NewUpload, number>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly storage: Storage,
+    private readonly rigs: RigDirectory,
+    private readonly config: Readonly<Config>,
+    private readonly log: Logger,
+  ) {
+    this.progress = new UploadProgress(db);
+    // Reservations are hot (every rig asks before every file): group-committed like reports.
+    this.#create = db.writes.batcher((items, t) => this.#insertBatch(items, t));
+  }
+
+  /**
+   * One multi-row INSERT for a batch of reservations, built by the dialect's own query generator,
+   * with RETURNING id appended (SQLite >= 3.35 and PostgreSQL both take it; Sequelize's SQLite
+   * dialect does not offer it). Ids grow in VALUES order, so sorted ids map back to the items.
+   */
+  async #insertBatch(items: NewUpload[], t: Transaction): Promise<number[]> {
+    const { Upload } = this.db.models;
+    const qi = this.db.sequelize.getQueryInterface();
+    for (const item of items) {
+      if (item.rigId && item.project) await this.rigs.setCurrentProject(item.rigId, item.project, t);
+    }
+    const now = new Date();
+    const rows = items.map((item) => ({
+      rig_id: item.rigId,
+      peer_address: item.peer,
+      key: item.key,
+      expected_size: item.size,
+      project: item.project,
+      state: 'reserved',
+      bytes_seen: 0,
+      url_expires_at: item.expiresAt,
+      next_check_at: this.storage.driver === 'embedded' ? null : now,
+      checks: 0,
+      created_at: now,
+      updated_at: now,
+    }));
+    const insert = qi.queryGenerator as unknown as {
+      bulkInsertQuery(table: string, rows: object[], options: object, attributes: object): string;
+    };
+    const sql = insert.bulkInsertQuery(Upload.getTableName() as string, rows, {}, Upload.getAttributes()).replace(/;\s*$/, '');
+    // The leading comment is deliberate: Sequelize's SQLite driver runs any SQL starting with
+    // "insert into" with sqlite3's run(), which drops the RETURNING rows; with it, all() is used.
+    const returned = (await this.db.sequelize.query(`/* reservations */ ${sql} RETURNING ${qi.quoteIdentifier('id')}`, {
+      type: QueryTypes.SELECT,
+      transaction: t,
+    })) as { id: number }[];
+    return returned.map((r) => Number(r.id)).sort((a, b) => a - b);
+  }
+
+  /** Runs after an upload is stored (embedded PUT, storage poll, or storage event). */
+  onUploaded(listener: UploadedListener): void {
+    this.#listeners.push(listener);
+  }
+
+  /**
+   * GET /api/v1/rigs/upload: records that the rig at `peer` will upload `key` of `size` bytes and
+   * returns a signed PUT URL, even when the object exists (so it can be overwritten).
+   */
+  async reserve(query: { key?: unknown; size?: unknown; project?: unknown }, peer: string): Promise<Reservation> {
+    const req = parseUploadRequest(query, this.config.storage.max_upload_size);
+    const ttl = this.config.storage.upload_url_ttl;
+    const [existing, rigId] = await Promise.all([this.storage.stat(req.key), this.rigs.findByVpnAddress(peer)]);
+    const id = await this.#create.submit({
+      rigId,
+      peer,
+      key: req.key,
+      size: req.size,
+      project: req.project,
+      expiresAt: new Date(Date.now() + ttl * 1000),
+    });
+    // The URL names its reservation: the embedded store takes only that reservation's size through it.
+    const url = await this.storage.presignPut(req.key, ttl, { reservation: id });
+    return {
+      success: true,
+      url,
+      exists: existing !== null && existing.size === req.size,
+      size: existing ? existing.size : null,
+      id,
+    };
+  }
+
+  /**
+   * The reservation a signed PUT for `key` belongs to, while its URL is valid: the one the URL names,
+   * or (a URL that names none, issued by an earlier version) the newest one, of `size` when given.
+   */
+  async reservationFor(key: string, named?: number, size?: number): Promise<Upload | null> {
+    const live = { key, url_expires_at: { [Op.gt]: new Date() }, state: { [Op.ne]: 'expired' } };
+    const { Upload } = this.db.models;
+    if (named !== undefined) return Upload.findOne({ where: { ...live, id: named } });
+    if (size !== undefined) {
+      const sized = await Upload.findOne({ where: { ...live, expected_size: size }, order: [['id', 'DESC']] });
+      if (sized) return sized;
+    }
+    return Upload.findOne({ where: live, order: [['id', 'DESC']] });
+  }
+
+  /**
+   * The embedded store's PUT: streams `body` into storage, refusing any length but the reserved
+   * size (a Content-Length that says otherwise before a byte is read), with progress visible while
+   * bytes arrive. The signature was checked by the caller.
+   */
+  async receive(key: string, body: Readable, put: ReceivedPut = {}): Promise<ObjectInfo> {
+    const store = this.storage;
+    // The object routes exist only with the embedded store.
+    if (store.driver !== 'embedded') throw new Error('receive() needs the embedded store');
+    const named = put.reservation === undefined ? undefined : Number(put.reservation);
+    if (named !== undefined && !Number.isSafeInteger(named)) throw new S3Error('AccessDenied', 'The URL names no valid upload reservation');
+    const upload = await this.reservationFor(key, named, put.contentLength);
+    if (!upload) {
+      throw new S3Error(
+        'AccessDenied',
+        named === undefined
+          ? 'No upload is reserved for this key; ask GET /api/v1/rigs/upload first'
+          : 'The upload reservation of this URL has expired; ask GET /api/v1/rigs/upload again',
+      );
+    }
+    const reserved = Number(upload.expected_size);
+    if (put.contentLength !== undefined && put.contentLength !== reserved) {
+      const message = `This URL is for an upload of exactly ${reserved} bytes (the reserved size); the request's Content-Length is ${put.contentLength}`;
+      throw new S3Error(put.contentLength > reserved ? 'EntityTooLarge' : 'EntityTooSmall', message);
+    }
+    this.progress.set(upload.id, 0);
+    try {
+      const info = await store.putObject(key, body, {
+        expectedSize: reserved,
+        contentType: put.contentType,
+        signal: put.signal,
+        onProgress: (bytes) => this.progress.set(upload.id, bytes),
+        // A refused body must not destroy the request's socket: the client still reads its S3
+        // error (the route drains the rest).
+        leaveSourceOnError: true,
+      });
+      await this.#complete(upload, info);
+      return info;
+    } finally {
+      await this.progress.done(upload.id);
+    }
+  }
+
+  /**
+   * Storage says `key` now holds `info` (a poll or a storage event): completes the reservations of
+   * that key waiting for that size. Returns the uploads completed.
+   */
+  async observe(key: string, info: ObjectInfo): Promise<Upload[]> {
+    const waiting = await this.db.models.Upload.findAll({
+      where: { key, state: 'reserved', expected_size: info.size },
+    });
+    for (const upload of waiting) await this.#complete(upload, info);
+    return waiting;
+  }
+
+  async #complete(upload: Upload, info: ObjectInfo): Promise<void> {
+    const done = await this.db.writes.run(async (t) => {
+      const [count] = await this.db.models.Upload.update(
+        { state: 'uploaded', bytes_seen: info.size, etag: info.etag, completed_at: new Date(), next_check_at: null },
+        { where: { id: upload.id, state: { [Op.ne]: 'uploaded' } }, transaction: t },
+      );
+      return count;
+    });
+    await upload.reload();
+    if (done === 0 && upload.etag === info.etag) return;
+    for (const listener of this.#listeners) {
+      try {
+        await listener(upload);
+      } catch (err) {
+        this.log.error('upload listener failed', { upload_id: upload.id, key: upload.key, error: String(err) });
+      }
+    }
+  }
+
+  async list(opts: { limit?: number; state?: UploadState } = {}): Promise<UploadView[]> {
+    const rows = await this.db.models.Upload.findAll({
+      where: opts.state ? { state: opts.state } : {},
+      order: [['id', 'DESC']],
+      limit: Math.min(Math.max(opts.limit ?? 50, 1), 1000),
+    });
+    return rows.map((u) => this.view(u));
+  }
+
+  view(u: Upload): UploadView {
+    return {
+      id: u.id,
+      rig_id: u.rig_id,
+      key: u.key,
+      project: u.project,
+      state: u.state,
+      size: Number(u.expected_size),
+      bytes_seen: this.progress.get(u.id) ?? Number(u.bytes_seen),
+      etag: u.etag,
+      created_at: u.created_at.toISOString(),
+      url_expires_at: u.url_expires_at.toISOString(),
+      completed_at: u.completed_at ? u.completed_at.toISOString() : null,
+    };
+  }
+}

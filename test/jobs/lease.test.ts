@@ -1,0 +1,203 @@
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import test from 'tape';
+import { openDatabase, type Database } from '../../src/db/index.ts';
+import { getJob } from '../../src/jobs/read.ts';
+import { enqueue } from '../../src/jobs/enqueue.ts';
+import { JobRunner } from '../../src/jobs/runner.ts';
+import { sleep, tempDataDir, waitFor } from '../helpers/jobs.ts';
+
+/** Puts a job in the state a runner would leave it in while running it. */
+async function markRunning(db: Database, id: number, owner: string, expiresInMs: number, attempts = 1): Promise<void> {
+  await db.writes.run((transaction) =>
+    db.models.Job.update(
+      { state: 'running', lease_owner: owner, lease_expires_at: new Date(Date.now() + expiresInMs), attempts },
+      { where: { id }, transaction },
+    ),
+  );
+}
+
+async function queued(db: Database, maxAttempts = 5): Promise<number> {
+  return (await db.writes.run((transaction) => enqueue('work', {}, { transaction, maxAttempts }))).id;
+}
+
+function deadPid(): number {
+  const { pid } = spawnSync(process.execPath, ['-e', '']);
+  return pid!;
+}
+
+test('at start, jobs of a dead process on this host are reclaimed; live or foreign leases wait', async (t) => {
+  const db = await openDatabase(tempDataDir());
+  const ran: number[] = [];
+  const runner = new JobRunner(db, { pollMs: 50 });
+  runner.handle('work', async (job) => void ran.push(job.id));
+  try {
+    const dead = await queued(db);
+    const deadOnLastAttempt = await queued(db, 2);
+    const foreign = await queued(db);
+    const alive = await queued(db);
+    await markRunning(db, dead, `${hostname()}/${deadPid()}/aa11`, 60_000);
+    await markRunning(db, deadOnLastAttempt, `${hostname()}/${deadPid()}/bb22`, 60_000, 2);
+    await markRunning(db, foreign, 'another-gateway/4242/cc33', 60_000);
+    await markRunning(db, alive, `${hostname()}/${process.ppid}/dd44`, 60_000);
+    await runner.start();
+    await waitFor(async () => (await getJob(db, dead))?.state === 'done', 5000, 'reclaimed job done');
+    await sleep(300);
+    const d = await getJob(db, dead);
+    t.equal(d?.attempts, 2, 'attempts kept across the reclaim (1 before, 1 now)');
+    t.match(d?.lastError ?? '', /lease of .*aa11 lost/, 'the reclaim is recorded as the last error');
+    const last = await getJob(db, deadOnLastAttempt);
+    t.equal(last?.state, 'failed', 'a job whose runner died on its last attempt fails');
+    t.match(last?.lastError ?? '', /gave up after 2 attempts/, 'with the reason');
+    t.equal((await getJob(db, foreign))?.state, 'running', 'a lease of another host waits for its expiry');
+    t.equal((await getJob(db, alive))?.state, 'running', 'a lease of a live process waits for its expiry');
+    t.deepEqual(ran, [dead], 'only the reclaimed job ran');
+  } finally {
+    await runner.stop();
+    await db.close();
+  }
+});
+
+test('an expired lease makes a running job claimable again', async (t) => {
+  const db = await openDatabase(tempDataDir());
+  const starts: number[] = [];
+  const runner = new JobRunner(db, { pollMs: 50 });
+  runner.handle('work', async () => void starts.push(Date.now()));
+  try {
+    const id = await queued(db);
+    const expiresAt = Date.now() + 600;
+    await markRunning(db, id, 'another-gateway/4242/ee55', 600);
+    await runner.start();
+    await waitFor(async () => (await getJob(db, id))?.state === 'done', 5000, 'job done');
+    t.equal(starts.length, 1, 'ran once');
+    t.ok(starts[0] >= expiresAt, `not before the lease expired (${starts[0] - expiresAt} ms after)`);
+    t.equal((await getJob(db, id))?.attempts, 2, 'the lost run counts as an attempt');
+  } finally {
+    await runner.stop();
+    await db.close();
+  }
+});
+
+test('leases are renewed while a job runs: a second runner does not take it', async (t) => {
+  const db = await openDatabase(tempDataDir());
+  const calls: string[] = [];
+  const a = new JobRunner(db, { pollMs: 20, leaseMs: 300 });
+  const b = new JobRunner(db, { pollMs: 20, leaseMs: 300 });
+  let leaseSeen: Date | null = null;
+  let claimedLease: Date | null = null;
+  for (const [name, r] of [['a', a], ['b', b]] as const) {
+    r.handle('work', async (job) => {
+      calls.push(name);
+      claimedLease = job.leaseExpiresAt;
+      await sleep(1200);
+      leaseSeen = (await getJob(db, job.id))?.leaseExpiresAt ?? null;
+    });
+  }
+  try {
+    const id = await queued(db);
+    await a.start();
+    await b.start();
+    await waitFor(async () => (await getJob(db, id))?.state === 'done', 5000, 'job done');
+    t.equal(calls.length, 1, `ran once although the job outlived its lease 4 times (${calls.join(',')})`);
+    t.ok(leaseSeen && claimedLease && (leaseSeen as Date) > (claimedLease as Date), 'the lease expiry moved forward');
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+    await db.close();
+  }
+});
+
+test('a run whose lease was taken over is aborted and cannot record an outcome', async (t) => {
+  const db = await openDatabase(tempDataDir());
+  const runner = new JobRunner(db, { pollMs: 20, leaseMs: 150 });
+  let reason = '';
+  runner.handle('work', async (_job, ctx) => {
+    try {
+      await sleep(5000, ctx.signal);
+    } catch (err) {
+      reason = (err as Error).name;
+      throw err;
+    }
+  });
+  try {
+    const id = await queued(db);
+    await runner.start();
+    await waitFor(async () => (await getJob(db, id))?.state === 'running', 5000, 'job running');
+    await markRunning(db, id, 'another-gateway/4242/ff66', 60_000, 7);
+    await waitFor(() => reason, 3000, 'the handler to be aborted');
+    await sleep(100);
+    const job = await getJob(db, id);
+    t.equal(reason, 'LeaseLostError', 'the handler saw the lease loss on its signal');
+    t.deepEqual(
+      { state: job?.state, owner: job?.leaseOwner, attempts: job?.attempts },
+      { state: 'running', owner: 'another-gateway/4242/ff66', attempts: 7 },
+      'the new holder\'s lease is untouched',
+    );
+  } finally {
+    await runner.stop();
+    await db.close();
+  }
+});
+
+test('stop() lets a running job finish within the bound and stops claiming', async (t) => {
+  const db = await openDatabase(tempDataDir());
+  const runner = new JobRunner(db, { pollMs: 20 });
+  let finished = false;
+  runner.handle('work', async () => {
+    await sleep(400);
+    finished = true;
+  });
+  try {
+    const id = await queued(db);
+    await runner.start();
+    await waitFor(async () => (await getJob(db, id))?.state === 'running', 5000, 'job running');
+    const result = await runner.stop({ timeoutMs: 3000 });
+    t.ok(finished, 'stop resolved after the handler returned');
+    t.deepEqual(result, { drained: true, released: [] }, 'drained');
+    t.equal((await getJob(db, id))?.state, 'done', 'the job is done');
+    const later = await queued(db);
+    await sleep(200);
+    t.equal((await getJob(db, later))?.state, 'queued', 'a stopped runner claims nothing');
+  } finally {
+    await runner.stop();
+    await db.close();
+  }
+});
+
+test('stop() aborts a job still running past the bound and leaves it reclaimable', async (t) => {
+  const db = await openDatabase(tempDataDir());
+  const first = new JobRunner(db, { pollMs: 20, abortGraceMs: 2000 });
+  let sawReason = '';
+  first.handle('work', async (_job, ctx) => {
+    try {
+      await sleep(10_000, ctx.signal);
+    } catch (err) {
+      sawReason = (err as Error).name;
+      throw err;
+    }
+  });
+  const second = new JobRunner(db, { pollMs: 20 });
+  second.handle('work', async () => {});
+  try {
+    const id = await queued(db);
+    await first.start();
+    await waitFor(async () => (await getJob(db, id))?.state === 'running', 5000, 'job running');
+    const began = Date.now();
+    const result = await first.stop({ timeoutMs: 300 });
+    const took = Date.now() - began;
+    t.deepEqual(result, { drained: false, released: [id] }, 'not drained; the job was released');
+    t.equal(sawReason, 'RunnerStoppedError', 'the handler saw the shutdown on its signal');
+    t.ok(took >= 300 && took < 1500, `stop kept its bound (${took} ms)`);
+    const job = await getJob(db, id);
+    t.deepEqual(
+      { state: job?.state, owner: job?.leaseOwner, attempts: job?.attempts, due: (job?.runAfter.getTime() ?? Infinity) <= Date.now() },
+      { state: 'queued', owner: null, attempts: 1, due: true },
+      'queued again at once, lease cleared, attempts kept',
+    );
+    await second.start();
+    await waitFor(async () => (await getJob(db, id))?.state === 'done', 5000, 'done by the next runner');
+    t.equal((await getJob(db, id))?.attempts, 2, 'completed by the next runner');
+  } finally {
+    await Promise.all([first.stop(), second.stop()]);
+    await db.close();
+  }
+});

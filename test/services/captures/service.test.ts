@@ -1,0 +1,96 @@
+// Captures queued without a webhook: a completed upload of a .sqlite/.db key is queued at once
+// (auto_enqueue), linked to the uploading rig and its project (the upload's, else the rig's current
+// one); other keys and auto_enqueue off queue nothing. A MinIO event completes a waiting reservation.
+import { createReadStream, statSync } from 'node:fs';
+import path from 'node:path';
+import test from 'tape';
+import type { App } from '../../../src/services/app.ts';
+import { settled } from '../../helpers/captures.ts';
+import { makeCapture } from '../../helpers/capture-files.ts';
+import { startServer } from '../../helpers/server.ts';
+import { tmpDir } from '../../helpers/tmp.ts';
+
+const files = tmpDir();
+const PEER = '10.144.9.9';
+
+async function report(app: App, id: string): Promise<void> {
+  await app.rigs.report(id, { rig_serial: `S-${id}`, local_ip: '192.168.1.9', software_version: '1', git_branch: 'main', gpsd_latitude: '1', gpsd_longitude: '2' }, PEER);
+}
+
+async function upload(app: App, key: string, file: string, project?: string): Promise<number> {
+  const size = statSync(file).size;
+  const r = await app.uploads.reserve({ key, size: String(size), ...(project ? { project } : {}) }, PEER);
+  await app.uploads.receive(key, createReadStream(file));
+  return r.id;
+}
+
+test('auto-enqueue: an uploaded capture is queued and ingested, with its rig and project', async (t) => {
+  const s = await startServer();
+  try {
+    await report(s.app, 'rig5');
+    const file = path.join(files, 'auto.sqlite');
+    const made = await makeCapture(file, { tables: [{ name: 'r', columns: [{ name: 'v', type: 'REAL' }], rows: 3000 }] });
+    const uploadId = await upload(s.app, 'rig5/auto.sqlite', file, 'North-Sea');
+    const [c] = (await s.app.captures.list()).captures;
+    t.ok(c, 'queued by the upload itself (no webhook)');
+    t.deepEqual([c.key, c.rig_id, c.project, c.upload_id], ['rig5/auto.sqlite', 'rig5', 'north-sea', uploadId], 'rig, project and upload of the capture');
+    const done = await settled(s.app, c.id);
+    t.deepEqual([done.state, done.tables], ['ingested', made.tables], 'ingested');
+
+    // The next upload names no project: the rig's current one (set by the first) is inherited.
+    const second = path.join(files, 'auto2.db');
+    await makeCapture(second, { tables: [{ name: 'r', columns: [{ name: 'v', type: 'REAL' }], rows: 10 }] });
+    await upload(s.app, 'rig5/auto2.db', second);
+    const c2 = (await s.app.captures.list()).captures.find((x) => x.key === 'rig5/auto2.db');
+    t.deepEqual([c2?.rig_id, c2?.project], ['rig5', 'north-sea'], '.db key queued too; the rig\'s current project');
+
+    const log = path.join(files, 'rig.log');
+    (await import('node:fs')).writeFileSync(log, 'boot ok\n');
+    await upload(s.app, 'rig5/rig.log', log);
+    t.notOk((await s.app.captures.list()).captures.some((x) => x.key === 'rig5/rig.log'), 'a log upload is not a capture');
+    const webhookToo = await s.app.captures.queueTarget('rig5/auto.sqlite');
+    t.deepEqual([webhookToo.created, webhookToo.capture.id], [false, c.id], 'a later webhook for the same version finds the same capture');
+  } finally {
+    await s.close();
+  }
+});
+
+test('auto_enqueue off: uploads queue nothing', async (t) => {
+  const s = await startServer({ ingest: { auto_enqueue: false } });
+  try {
+    await report(s.app, 'rig6');
+    const file = path.join(files, 'off.sqlite');
+    await makeCapture(file, { tables: [{ name: 'r', columns: [{ name: 'v', type: 'REAL' }], rows: 10 }] });
+    await upload(s.app, 'rig6/off.sqlite', file);
+    const u = await s.app.db.models.Upload.findOne({ where: { key: 'rig6/off.sqlite' } });
+    t.equal(u?.state, 'uploaded', 'the upload completed');
+    t.equal((await s.app.captures.list()).captures.length, 0, 'no capture');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a storage event completes the waiting reservation and queues the capture once', async (t) => {
+  const s = await startServer({ ingest: { auto_enqueue: true } });
+  try {
+    await report(s.app, 'rig8');
+    const file = path.join(files, 'ev.sqlite');
+    await makeCapture(file, { tables: [{ name: 'r', columns: [{ name: 'v', type: 'REAL' }], rows: 10 }] });
+    const size = statSync(file).size;
+    const r = await s.app.uploads.reserve({ key: 'rig8/ev.sqlite', size: String(size), project: 'p1' }, PEER);
+    // The bytes land in storage without rigd's PUT route (as with MinIO); then MinIO's event arrives.
+    if (s.app.storage.driver !== 'embedded') throw new Error('embedded store expected');
+    const info = await s.app.storage.putObject('rig8/ev.sqlite', createReadStream(file), { expectedSize: size });
+    const res = await s.app.captures.notify({
+      Records: [{ eventName: 's3:ObjectCreated:Put', s3: { bucket: { name: 'captures' }, object: { key: 'rig8/ev.sqlite', size, eTag: info.etag } } }],
+    }, 'webhook');
+    t.equal(res.queued, true, 'queued');
+    const u = await s.app.db.models.Upload.findByPk(r.id);
+    t.deepEqual([u?.state, u?.etag], ['uploaded', info.etag], 'the reservation is completed by the event');
+    const list = (await s.app.captures.list()).captures;
+    t.equal(list.length, 1, 'one capture (the upload listener and the event queue the same version)');
+    t.deepEqual([list[0].rig_id, list[0].project, list[0].upload_id], ['rig8', 'p1', r.id], 'linked to the upload');
+  } finally {
+    await s.close();
+  }
+});

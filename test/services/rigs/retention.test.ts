@@ -1,0 +1,72 @@
+import test from 'tape';
+import { openDatabase } from '../../../src/db/index.ts';
+import { RigRetention } from '../../../src/services/rigs/retention.ts';
+import { RigService } from '../../../src/services/rigs/service.ts';
+import { testConfig } from '../../helpers/server.ts';
+
+const DAY = 86_400_000;
+
+test('retention deletes only rows older than history_retention_days, in small batches, while reports keep committing', async (t) => {
+  const config = testConfig({ rigs: { history_retention_days: 90 } });
+  const db = await openDatabase(config.data_dir);
+  const now = new Date('2026-06-01T00:00:00.000Z');
+  const rigs = new RigService(db, config, { now: () => now });
+  try {
+    await rigs.report('rig1', { rig_serial: 'seed' }, '10.144.0.1');
+    const { RigReport } = db.models;
+    // 3,000 rows older than the cutoff, 500 just inside it, written straight into the history.
+    const cutoff = now.getTime() - 90 * DAY;
+    const row = (at: number, serial: string) => ({ rig_id: 'rig1', received_at: new Date(at), serial, peer_address: '10.144.0.1', version: '', branch: '', lan_ip: null, latitude: null, longitude: null });
+    await db.writes.run(async (transaction) => {
+      await RigReport.bulkCreate(Array.from({ length: 3000 }, (_, i) => row(cutoff - 1 - i * 1000, 'old')), { transaction });
+      await RigReport.bulkCreate(Array.from({ length: 500 }, (_, i) => row(cutoff + i * 1000, 'kept')), { transaction });
+    });
+    const retention = new RigRetention(db, 90, { batchSize: 200, pauseMs: 1 });
+    t.equal(retention.cutoff(now).getTime(), cutoff, 'cutoff = now - 90 days');
+
+    const reportLatencies: number[] = [];
+    let pruning = true;
+    const prune = retention.prune(now).finally(() => (pruning = false));
+    let sent = 0;
+    while (pruning) {
+      const t0 = performance.now();
+      await rigs.report(`live${sent % 10}`, { rig_serial: `live-${sent}` }, '10.144.0.2');
+      reportLatencies.push(performance.now() - t0);
+      sent++;
+    }
+    const deleted = await prune;
+    t.equal(deleted, 3000, 'all 3,000 old rows deleted');
+    t.equal(await RigReport.count({ where: { serial: 'old' } }), 0, 'no old row left');
+    t.equal(await RigReport.count({ where: { serial: 'kept' } }), 500, 'rows inside the window kept (the boundary row included)');
+    t.equal(await RigReport.count({ where: { serial: 'seed' } }), 1, 'the fresh report kept');
+    t.ok(sent >= 5, `reports committed while retention ran (${sent})`);
+    t.equal(await RigReport.count({ where: { peer_address: '10.144.0.2' } }), sent, 'every one of them stored');
+    const worst = Math.max(...reportLatencies);
+    t.ok(worst < 1000, `no report waited long (worst ${worst.toFixed(1)} ms)`);
+    t.equal(await retention.prune(now), 0, 'a second run finds nothing');
+  } finally {
+    await db.close();
+  }
+});
+
+test('the schedule runs prune and stops cleanly', async (t) => {
+  const config = testConfig({ rigs: { history_retention_days: 1 } });
+  const db = await openDatabase(config.data_dir);
+  const rigs = new RigService(db, config, { now: () => new Date(Date.now() - 2 * DAY) });
+  try {
+    await rigs.report('rig1', { rig_serial: 'old' }, '10.144.0.1');
+    const errors: unknown[] = [];
+    const retention = new RigRetention(db, 1, { firstRunMs: 10, intervalMs: 50, onError: (e) => errors.push(e) });
+    retention.start();
+    const deadline = Date.now() + 5000;
+    while ((await db.models.RigReport.count()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    t.equal(await db.models.RigReport.count(), 0, 'the scheduled run deleted the old row');
+    await retention.stop();
+    await rigs.report('rig1', { rig_serial: 'old2' }, '10.144.0.1');
+    await new Promise((r) => setTimeout(r, 150));
+    t.equal(await db.models.RigReport.count(), 1, 'stopped: no further runs');
+    t.deepEqual(errors, [], 'no errors');
+  } finally {
+    await db.close();
+  }
+});
