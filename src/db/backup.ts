@@ -14,7 +14,8 @@ import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { migrations } from './migrations/index.ts';
-import { closeSequelize, createSequelize, DB_FILE } from './sequelize.ts';
+import { loadDialect } from './dialect/index.ts';
+import { DB_FILE } from './file.ts';
 
 export interface BackupResult {
   file: string;
@@ -77,14 +78,15 @@ export async function backupDatabase(dataDir: string, target: string): Promise<B
   // VACUUM INTO writes into an empty file that exists and keeps its mode (SQLite would create 0644).
   closeSync(openSync(tmp, 'wx', 0o600));
   chmodSync(tmp, 0o600);
-  const sequelize = createSequelize(dataDir);
+  const dialect = await loadDialect();
+  const sequelize = dialect.connect(dataDir);
   try {
     await sequelize.query('VACUUM INTO ?', { replacements: [tmp] });
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
   } finally {
-    await closeSequelize(sequelize);
+    await dialect.close(sequelize);
   }
   try {
     await verifyDatabaseFile(tmp);
@@ -114,11 +116,12 @@ export async function restoreDatabase(dataDir: string, source: string, now = new
   const live = path.resolve(dataDir, DB_FILE);
   let previous: string | null = null;
   if (existsSync(live)) {
-    const sequelize = createSequelize(dataDir);
+    const dialect = await loadDialect();
+    const sequelize = dialect.connect(dataDir);
     try {
       await sequelize.query('PRAGMA wal_checkpoint(TRUNCATE)');
     } finally {
-      await closeSequelize(sequelize);
+      await dialect.close(sequelize);
     }
     previous = `${live}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
     renameSync(live, previous);

@@ -4,21 +4,29 @@ import type { Reader } from './reader.ts';
 import { initModels, type Models } from './models/index.ts';
 import { migrate } from './migrate.ts';
 import { databaseOpenError } from './open-error.ts';
-import { closeSequelize, createSequelize, DB_FILE, type SequelizeOptions } from './sequelize.ts';
+import { loadDialect, type ConnectOptions, type Dialect } from './dialect/index.ts';
+import { DB_FILE } from './file.ts';
 import { WritePath } from './write-path.ts';
 
 export interface Database {
+  /** The models' instance, for the db layer; services call the domain functions instead. */
   sequelize: Sequelize;
+  /** What depends on the engine (src/db/dialect/): used by src/db's own domain functions. */
+  dialect: Dialect;
   models: Models;
   /** The one writer: every write transaction goes through it. */
   writes: WritePath;
   /** Plain SQL reads on the read connection (the same queries the CLI runs without Sequelize). */
   reader: Reader;
+  /** Resolves when the database answers a statement. */
+  ping(): Promise<void>;
+  /** One real write through the write path that changes nothing: rejects while writes fail. */
+  probeWrite(): Promise<void>;
   /** Waits for queued writes, then closes the connections. */
   close(): Promise<void>;
 }
 
-export interface OpenOptions extends SequelizeOptions {
+export interface OpenOptions extends ConnectOptions {
   /** Apply pending migrations first. @default true */
   migrate?: boolean;
 }
@@ -28,14 +36,15 @@ export interface OpenOptions extends SequelizeOptions {
  * opened (a directory, no permission, not a database) throws CannotStart naming it; nothing stays open.
  */
 export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Database> {
+  const dialect = await loadDialect();
   let sequelize: Sequelize | undefined;
   try {
-    sequelize = createSequelize(dataDir, opts);
+    sequelize = dialect.connect(dataDir, opts);
     // The first connection (and its pragmas) opens the file: fail here, before any migration.
     await sequelize.authenticate();
     if (opts.migrate !== false) await migrate(sequelize, dataDir);
   } catch (err) {
-    if (sequelize) await closeSequelize(sequelize).catch(() => undefined);
+    if (sequelize) await dialect.close(sequelize).catch(() => undefined);
     throw databaseOpenError(path.join(dataDir, DB_FILE), err) ?? err;
   }
   const models = initModels(sequelize);
@@ -47,14 +56,17 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
   };
   return {
     sequelize,
+    dialect,
     models,
     writes,
     reader,
+    ping: () => dialect.ping(sequelize),
+    probeWrite: () => writes.run((t) => dialect.probeWrite(sequelize, t)),
     async close() {
       if (closed) return;
       closed = true;
       await writes.drain();
-      await closeSequelize(sequelize);
+      await dialect.close(sequelize);
     },
   };
 }
@@ -62,3 +74,4 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
 export type { Models } from './models/index.ts';
 export { WritePath, Batcher, type WriteHealth } from './write-path.ts';
 export type { Reader } from './reader.ts';
+export type { Dialect } from './dialect/index.ts';

@@ -1,9 +1,3 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { MIGRATION_NAMES } from './migrations/names.ts';
-import { DB_FILE } from './file.ts';
-import { databaseOpenError } from './open-error.ts';
-
 /**
  * Read-only queries in plain, portable SQL with `?` placeholders. The server reads through
  * Sequelize's connection (Database.reader); listing commands of the CLI read through
@@ -18,31 +12,11 @@ export interface LiteReader extends Reader {
 }
 
 /**
- * A direct sqlite3 connection to data_dir's database for reading, or null when the database does
+ * A direct driver connection to data_dir's database for reading, or null when the database does
  * not exist yet or is not at the latest migration (then the caller opens it fully, which creates
- * and migrates it). Opened read-write without create, so it reads a WAL database whether or not
- * `rigd serve` is running; it never writes.
+ * and migrates it). It never writes and never loads Sequelize.
  */
 export async function openLiteReader(dataDir: string): Promise<LiteReader | null> {
-  const file = path.join(dataDir, DB_FILE);
-  if (!existsSync(file)) return null;
-  const { default: sqlite3 } = await import('sqlite3');
-  const db = await new Promise<import('sqlite3').Database>((resolve, reject) => {
-    const conn = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(databaseOpenError(file, err) ?? err) : resolve(conn)));
-  });
-  db.configure('busyTimeout', 10_000);
-  const reader: LiteReader = {
-    all: <T>(sql: string, params: unknown[] = []) =>
-      new Promise<T[]>((resolve, reject) => db.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[])))),
-    close: () => new Promise<void>((resolve) => db.close(() => resolve())),
-  };
-  try {
-    const applied = await reader.all<{ name: string }>('SELECT name FROM schema_migrations');
-    const done = new Set(applied.map((r) => r.name));
-    if (MIGRATION_NAMES.every((n) => done.has(n))) return reader;
-  } catch {
-    // No migrations table yet: a database that was never migrated.
-  }
-  await reader.close();
-  return null;
+  const { liteReaderOpener } = await import('./dialect/index.ts');
+  return (await liteReaderOpener())(dataDir);
 }

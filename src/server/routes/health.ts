@@ -41,7 +41,7 @@ export function healthRoutes(app: App): ServerRoute[] {
           let database_write: Check = 'ok';
           const [database, storage, disk_space, data_files] = await Promise.all([
             bounded('database', async () => {
-              await app.db.sequelize.query('SELECT 1');
+              await app.db.ping();
               database_write = await app.health.databaseWrite();
             }),
             bounded('storage', () => app.storage.ping()),

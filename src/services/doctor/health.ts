@@ -9,7 +9,6 @@
  */
 import { statfs } from 'node:fs/promises';
 import path from 'node:path';
-import { QueryTypes } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../db/index.ts';
 import { describeUnwritable, unwritableDataFiles, type Identity } from '../data-files.ts';
@@ -80,12 +79,8 @@ export class HealthChecks {
     return f ? `writes fail (${f.code}): ${f.message}` : 'ok';
   }
 
-  /** One real write that changes nothing: the header field user_version, set to its own value. */
-  async #probe(): Promise<void> {
-    const { sequelize } = this.#db;
-    await this.#db.writes.run(async (transaction) => {
-      const row = await sequelize.query<{ user_version: number }>('PRAGMA user_version', { type: QueryTypes.SELECT, transaction, plain: true });
-      await sequelize.query(`PRAGMA user_version = ${Number(row?.user_version ?? 0)}`, { transaction });
-    });
+  /** One real write that changes nothing. */
+  #probe(): Promise<void> {
+    return this.#db.probeWrite();
   }
 }

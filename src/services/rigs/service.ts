@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
-import { Op, type QueryOptions, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
 import type { Batcher, Database } from '../../db/index.ts';
 import type { Rig, RigReport } from '../../db/models/index.ts';
+import { storeRigReports } from '../../db/rig-reports.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
 import { parseRigId, parseRigReport, type RigReportInput } from './report-input.ts';
 import { RigRetention, type RetentionOptions } from './retention.ts';
@@ -54,9 +55,6 @@ interface QueuedReport extends RigReportInput {
   receivedAt: Date;
 }
 
-/** Columns a report overwrites on its rig (created_at and current_project stay). */
-const UPDATED_ON_REPORT = ['serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'updated_at'] as const;
-
 /** Rig reports (group-committed), the rig list with its computed status, and report history. */
 export class RigService {
   readonly retention: RigRetention;
@@ -90,35 +88,9 @@ export class RigService {
     this.#onReported(peer);
   }
 
-  /**
-   * One transaction for a whole batch: one multi-row upsert of the rigs (each rig's latest report)
-   * and one multi-row insert of the history. QueryInterface.bulkInsert builds the dialect's own
-   * statement (INSERT ... ON CONFLICT (id) DO UPDATE on SQLite and PostgreSQL) without building a
-   * model instance per row, which is most of the cost at a few thousand reports a second.
-   */
+  /** One transaction for a whole batch (two statements, whatever its size). */
   async #applyReports(items: QueuedReport[], transaction: Transaction): Promise<void[]> {
-    const { Rig, RigReport } = this.#db.models;
-    const qi = this.#db.sequelize.getQueryInterface();
-    const latest = new Map<string, QueuedReport>();
-    for (const item of items) latest.set(item.rigId, item);
-    const rigRows = [...latest.values()].map((r) => ({
-      id: r.rigId,
-      serial: r.serial,
-      lan_ip: r.lanIp,
-      vpn_address: r.peer,
-      version: r.version,
-      branch: r.branch,
-      latitude: r.latitude,
-      longitude: r.longitude,
-      last_seen_at: r.receivedAt,
-      current_project: null,
-      created_at: r.receivedAt,
-      updated_at: r.receivedAt,
-    }));
-    // updateOnDuplicate/upsertKeys reach the query generator but are missing from the QueryOptions type.
-    const upsert = { transaction, updateOnDuplicate: [...UPDATED_ON_REPORT], upsertKeys: ['id'] } as QueryOptions;
-    await qi.bulkInsert(Rig.getTableName(), rigRows, upsert, Rig.getAttributes());
-    const reportRows = items.map((r) => ({
+    const rows = items.map((r) => ({
       rig_id: r.rigId,
       received_at: r.receivedAt,
       serial: r.serial,
@@ -129,7 +101,7 @@ export class RigService {
       latitude: r.latitude,
       longitude: r.longitude,
     }));
-    await qi.bulkInsert(RigReport.getTableName(), reportRows, { transaction }, RigReport.getAttributes());
+    await storeRigReports(this.#db, rows, transaction);
     return items.map(() => undefined);
   }
 

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
 import type { Batcher, Database } from '../../db/index.ts';
 import type { Upload, UploadState } from '../../db/models/upload.ts';
+import { insertReservations } from '../../db/reservations.ts';
 import type { Logger } from '../../log.ts';
 import type { ObjectInfo } from '../../storage/contract.ts';
 import type { Storage } from '../../storage/index.ts';
@@ -81,14 +82,8 @@ export class UploadService {
     this.#create = db.writes.batcher((items, t) => this.#insertBatch(items, t));
   }
 
-  /**
-   * One multi-row INSERT for a batch of reservations, built by the dialect's own query generator,
-   * with RETURNING id appended (SQLite >= 3.35 and PostgreSQL both take it; Sequelize's SQLite
-   * dialect does not offer it). Ids grow in VALUES order, so sorted ids map back to the items.
-   */
+  /** One transaction for a batch of reservations: the rigs' current projects, then one multi-row INSERT. */
   async #insertBatch(items: NewUpload[], t: Transaction): Promise<number[]> {
-    const { Upload } = this.db.models;
-    const qi = this.db.sequelize.getQueryInterface();
     for (const item of items) {
       if (item.rigId && item.project) await this.rigs.setCurrentProject(item.rigId, item.project, t);
     }
@@ -99,25 +94,10 @@ export class UploadService {
       key: item.key,
       expected_size: item.size,
       project: item.project,
-      state: 'reserved',
-      bytes_seen: 0,
       url_expires_at: item.expiresAt,
       next_check_at: this.storage.driver === 'embedded' ? null : now,
-      checks: 0,
-      created_at: now,
-      updated_at: now,
     }));
-    const insert = qi.queryGenerator as unknown as {
-      bulkInsertQuery(table: string, rows: object[], options: object, attributes: object): string;
-    };
-    const sql = insert.bulkInsertQuery(Upload.getTableName() as string, rows, {}, Upload.getAttributes()).replace(/;\s*$/, '');
-    // The leading comment is deliberate: Sequelize's SQLite driver runs any SQL starting with
-    // "insert into" with sqlite3's run(), which drops the RETURNING rows; with it, all() is used.
-    const returned = (await this.db.sequelize.query(`/* reservations */ ${sql} RETURNING ${qi.quoteIdentifier('id')}`, {
-      type: QueryTypes.SELECT,
-      transaction: t,
-    })) as { id: number }[];
-    return returned.map((r) => Number(r.id)).sort((a, b) => a - b);
+    return insertReservations(this.db, rows, t, now);
   }
 
   /** Runs after an upload is stored (embedded PUT, storage poll, or storage event). */

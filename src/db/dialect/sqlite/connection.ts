@@ -3,9 +3,8 @@ import path from 'node:path';
 import { Sequelize, Transaction } from 'sequelize';
 import type { Database as SqliteDatabase } from 'sqlite3';
 
-import { DB_FILE } from './file.ts';
-
-export { DB_FILE };
+import { DB_FILE } from '../../file.ts';
+import type { ConnectOptions } from '../contract.ts';
 
 /** Set on every connection the driver opens (WAL itself is stored in the file). */
 export const PRAGMAS = [
@@ -32,7 +31,7 @@ function exec(conn: SqliteConnection, sql: string): Promise<void> {
  * closes it afterwards and runs no afterConnect hooks on it, so per-connection pragmas would
  * never reach transactions, and concurrent transactions would fight for the write lock.
  *
- * rigd writes through one serialised write path (write-path.ts), so it keeps exactly two
+ * rigd writes through one serialised write path (src/db/write-path.ts), so it keeps exactly two
  * connections: "default" for reads and one persistent "writer" that every transaction uses.
  * Both get the pragmas when opened. A second transaction while one is open is a programming
  * error (a write that bypassed the write path) and fails loudly instead of corrupting state.
@@ -76,13 +75,8 @@ function pinConnections(sequelize: Sequelize): void {
   };
 }
 
-export interface SequelizeOptions {
-  /** Log every SQL statement (debug). */
-  logSql?: boolean;
-}
-
 /** Opens (creating if needed) the SQLite database in dataDir. */
-export function createSequelize(dataDir: string, opts: SequelizeOptions = {}): Sequelize {
+export function createSequelize(dataDir: string, opts: ConnectOptions = {}): Sequelize {
   mkdirSync(dataDir, { recursive: true });
   const sequelize = new Sequelize({
     dialect: 'sqlite',

@@ -1,0 +1,52 @@
+import type { Model, ModelStatic, Sequelize, Transaction } from 'sequelize';
+import type { DomainError } from '../../errors.ts';
+import type { LiteReader } from '../reader.ts';
+
+/** Options of a connection, whatever the engine. */
+export interface ConnectOptions {
+  /** Log every SQL statement (debug). */
+  logSql?: boolean;
+}
+
+/** A row of a model's table, by column name. */
+export type Row = Record<string, unknown>;
+
+/**
+ * Everything rigd does that depends on the database engine, and nothing else. Services never see
+ * it: they call the domain functions of src/db/ (reservations.ts, rig-reports.ts, Database.ping, ...)
+ * which call it. One implementation today (SQLite, ./sqlite/); the engine is chosen in ./index.ts.
+ */
+export interface Dialect {
+  readonly name: string;
+  /**
+   * A Sequelize instance on data_dir's database with every connection set up the way the write path
+   * needs it (per-connection settings, the one writer connection every transaction uses).
+   */
+  connect(dataDir: string, opts?: ConnectOptions): Sequelize;
+  /** Closes every connection connect() opened. */
+  close(sequelize: Sequelize): Promise<void>;
+  /** One multi-row INSERT of rows into model's table in t. */
+  bulkInsert(model: ModelStatic<Model>, rows: Row[], t: Transaction): Promise<void>;
+  /** One multi-row INSERT of rows in t, returning the new ids in the order of rows. */
+  bulkInsertIds(model: ModelStatic<Model>, rows: Row[], t: Transaction): Promise<number[]>;
+  /**
+   * One multi-row INSERT ... ON CONFLICT (conflict) DO UPDATE of the columns in update: rows whose
+   * conflict columns exist overwrite those columns, the others are inserted.
+   */
+  upsert(model: ModelStatic<Model>, rows: Row[], conflict: readonly string[], update: readonly string[], t: Transaction): Promise<void>;
+  /** The cheapest statement that proves the database answers. */
+  ping(sequelize: Sequelize): Promise<void>;
+  /** One real write in t that changes nothing (proves the database takes writes again). */
+  probeWrite(sequelize: Sequelize, t: Transaction): Promise<void>;
+  /**
+   * The typed host fault (disk full, read-only database) a driver error stands for, or null. dataDir
+   * lets an I/O error on a full disk count as disk_full.
+   */
+  fault(err: unknown, dataDir?: string): DomainError | null;
+}
+
+/**
+ * The read-only side the CLI uses without loading Sequelize: a direct driver connection, or null
+ * when the database does not exist yet or is not at the latest migration.
+ */
+export type OpenLiteReader = (dataDir: string) => Promise<LiteReader | null>;

@@ -1,0 +1,24 @@
+import { QueryTypes } from 'sequelize';
+import { databaseFault } from '../../faults.ts';
+import type { Dialect } from '../contract.ts';
+import { bulkInsert, bulkInsertIds, upsert } from './bulk.ts';
+import { closeSequelize, createSequelize } from './connection.ts';
+
+/** SQLite through sqlite3: WAL, one pinned writer connection, RETURNING (>= 3.35) for new ids. */
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  connect: createSequelize,
+  close: closeSequelize,
+  bulkInsert,
+  bulkInsertIds,
+  upsert,
+  async ping(sequelize) {
+    await sequelize.query('SELECT 1');
+  },
+  async probeWrite(sequelize, transaction) {
+    // The header field user_version, set to its own value.
+    const row = await sequelize.query<{ user_version: number }>('PRAGMA user_version', { type: QueryTypes.SELECT, transaction, plain: true });
+    await sequelize.query(`PRAGMA user_version = ${Number(row?.user_version ?? 0)}`, { transaction });
+  },
+  fault: databaseFault,
+};
