@@ -1,6 +1,7 @@
 import Cookie from '@hapi/cookie';
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { Unauthenticated } from '../../errors.ts';
+import { userCredentials } from '../credentials.ts';
 import type { App } from '../../services/app.ts';
 import type { Authenticated } from '../../services/auth/sessions.ts';
 
@@ -59,7 +60,7 @@ export async function registerAuth(server: Server, app: App, cookieSecret: strin
       const token = presentedToken(request);
       if (!token) throw new Unauthenticated('missing_token', 'an access token is required (Authorization header or token cookie)');
       const auth = await app.sessions.authenticate(token);
-      return h.authenticated({ credentials: auth as never });
+      return h.authenticated({ credentials: userCredentials(auth) });
     },
   }));
   server.auth.strategy('token', 'rigd-token');

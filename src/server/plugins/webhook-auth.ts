@@ -1,14 +1,9 @@
-import type { Request, Server } from '@hapi/hapi';
+import type { Server } from '@hapi/hapi';
 import { Unauthenticated } from '../../errors.ts';
 import type { App } from '../../services/app.ts';
-import type { Authenticated } from '../../services/auth/sessions.ts';
 import { secretsEqual } from '../../services/auth/tokens.ts';
+import { userCredentials, WEBHOOK_CREDENTIALS } from '../credentials.ts';
 import { presentedToken } from './auth.ts';
-
-/** Credentials of a request authorised by `ingest.webhook_token` (storage's notifications), not by a user. */
-export interface WebhookCredentials {
-  webhook: true;
-}
 
 /**
  * Strategy 'webhook': a user token exactly as strategy 'token' takes it (raw Authorization, Bearer,
@@ -23,17 +18,11 @@ export function registerWebhookAuth(server: Server, app: App): void {
       if (!token) throw new Unauthenticated('missing_token', 'an access token is required (Authorization header or token cookie)');
       const fromHeader = typeof request.headers.authorization === 'string' && request.headers.authorization.trim() !== '';
       if (webhookToken !== '' && fromHeader && secretsEqual(token, webhookToken)) {
-        return h.authenticated({ credentials: { webhook: true } satisfies WebhookCredentials as never });
+        return h.authenticated({ credentials: WEBHOOK_CREDENTIALS });
       }
       const auth = await app.sessions.authenticate(token);
-      return h.authenticated({ credentials: auth as never });
+      return h.authenticated({ credentials: userCredentials(auth) });
     },
   }));
   server.auth.strategy('webhook', 'rigd-webhook');
-}
-
-/** The user behind a request of strategy 'webhook', or null when the webhook token authorised it. */
-export function webhookUser(request: Request): Authenticated | null {
-  const credentials = request.auth.credentials as unknown as Authenticated | WebhookCredentials;
-  return 'webhook' in credentials ? null : credentials;
 }

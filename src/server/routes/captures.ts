@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import type { App } from '../../services/app.ts';
 import { setSessionCookies } from '../plugins/auth.ts';
-import { webhookUser } from '../plugins/webhook-auth.ts';
+import { webhookUser } from '../credentials.ts';
 
 const listQuery = Joi.object({
   rig: Joi.string().max(63),

@@ -2,7 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { App } from '../../services/app.ts';
 import { setSessionCookies } from '../plugins/auth.ts';
-import { authOf } from '../types.ts';
+import { authOf } from '../credentials.ts';
 
 const updatePayload = Joi.object({
   user: Joi.object({
