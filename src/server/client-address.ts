@@ -1,7 +1,7 @@
 import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
+export type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
 /**
  * Addresses seen lately, parsed: every request parses its peer's address (VPN rule, handler, log),
@@ -44,7 +44,8 @@ export function inCidrs(addr: ipaddr.IPv4 | ipaddr.IPv6, cidrs: CidrList): boole
 
 /**
  * The client's address: the socket peer, or, when the peer is a trusted proxy, the right-most
- * X-Forwarded-For entry that is not itself a trusted proxy.
+ * X-Forwarded-For entry that is not itself a trusted proxy. Computed once per request into
+ * request.app.client (ext/request-context.ts); everything else reads that.
  */
 export function clientAddress(request: Request, trustedProxies: CidrList): ipaddr.IPv4 | ipaddr.IPv6 | null {
   let addr = parseAddress(request.info.remoteAddress);

@@ -43,9 +43,9 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
     },
   });
 
-  registerRequestContext(server);
+  registerRequestContext(server, config.server.trusted_proxies);
   registerRequestDeadline(server);
-  await registerRequestLog(server, opts.log, app.metrics.http, config.server.trusted_proxies);
+  await registerRequestLog(server, opts.log, app.metrics.http);
   registerVpnGuard(server, config);
   registerErrors(server, opts.log);
   registerHeaders(server);

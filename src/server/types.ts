@@ -1,5 +1,4 @@
-import type { Request } from '@hapi/hapi';
-import type { Authenticated } from '../services/auth/sessions.ts';
+import type { Address } from './client-address.ts';
 import type { VpnMode } from './ext/vpn-guard.ts';
 
 declare module '@hapi/hapi' {
@@ -19,10 +18,10 @@ declare module '@hapi/hapi' {
   interface RequestApplicationState {
     requestId: string;
     startedAt: bigint;
+    /**
+     * The client's address as every rule sees it (X-Forwarded-For only from server.trusted_proxies),
+     * computed once on arrival (ext/request-context.ts); null when it cannot be read.
+     */
+    client: Address | null;
   }
-}
-
-/** The authenticated user, session and token of a request behind the token strategy. */
-export function authOf(request: Request): Authenticated {
-  return request.auth.credentials as unknown as Authenticated;
 }

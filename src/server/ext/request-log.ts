@@ -3,7 +3,6 @@ import hapiPino from 'hapi-pino';
 import { pino } from 'pino';
 import type { Logger } from '../../log.ts';
 import type { AppMetrics } from '../../services/metrics/contract.ts';
-import { clientAddress, parseCidrs } from '../client-address.ts';
 
 /** The route that stores a rig report (counted, with its latency, for /metrics when it answers 200). */
 const REPORT_ROUTE = '/api/v1/rigs/{id}';
@@ -43,8 +42,7 @@ function details(request: Request): Record<string, unknown> {
  * latency histogram of /metrics, labelled by route pattern (never the raw path, so the label set
  * stays small).
  */
-export async function registerRequestLog(server: Server, log: Logger, metrics: AppMetrics['http'], trustedProxies: readonly string[]): Promise<void> {
-  const trusted = parseCidrs(trustedProxies);
+export async function registerRequestLog(server: Server, log: Logger, metrics: AppMetrics['http']): Promise<void> {
   await server.register({
     plugin: hapiPino,
     options: {
@@ -70,7 +68,7 @@ export async function registerRequestLog(server: Server, log: Logger, metrics: A
       path: request.path,
       status,
       duration_ms: Math.round(seconds * 1e6) / 1e3,
-      client: clientAddress(request, trusted)?.toString() ?? request.info.remoteAddress,
+      client: request.app.client?.toString() ?? request.info.remoteAddress,
       ...(debug ? details(request) : {}),
     });
   });

@@ -1,7 +1,7 @@
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config/schema.ts';
-import { clientAddress, inCidrs, parseCidrs, type CidrList } from '../client-address.ts';
+import { inCidrs, parseCidrs, type CidrList } from '../client-address.ts';
 
 /**
  * Which network may reach a route, set per route as `options.app.vpn`:
@@ -51,9 +51,8 @@ export interface VpnRule {
   check(mode: VpnMode, request: Request): Refusal | null;
 }
 
-export function vpnRule(config: Pick<Config, 'vpn' | 'server'>): VpnRule {
+export function vpnRule(config: Pick<Config, 'vpn'>): VpnRule {
   const vpn = parseCidrs([config.vpn.cidr]);
-  const trusted = parseCidrs(config.server.trusted_proxies);
   const vpnHost = config.vpn.host.toLowerCase();
 
   const hostAllowed = (mode: VpnMode, host: string): boolean => {
@@ -64,7 +63,7 @@ export function vpnRule(config: Pick<Config, 'vpn' | 'server'>): VpnRule {
     return host === 'localhost' || (/^\[[0-9a-f:.]+\]$/.test(host) && ipaddr.IPv6.isValid(host.slice(1, -1)));
   };
   const clientAllowed = (mode: VpnMode, cidrs: CidrList, request: Request): boolean => {
-    const client = clientAddress(request, trusted);
+    const client = request.app.client;
     if (!client) return false;
     return inCidrs(client, cidrs) || (mode === 'viewer' && inCidrs(client, LOOPBACK));
   };
@@ -73,7 +72,7 @@ export function vpnRule(config: Pick<Config, 'vpn' | 'server'>): VpnRule {
     const header = request.headers.host;
     const hostOk = hostAllowed(mode, hostOf(typeof header === 'string' ? header : undefined));
     if (hostOk && clientAllowed(mode, vpn, request)) return null;
-    const client = clientAddress(request, trusted);
+    const client = request.app.client;
     return {
       failed: hostOk ? 'peer' : 'host',
       client: client ? client.toString() : null,
@@ -114,11 +113,11 @@ export function blockedPage(h: ResponseToolkit, host: string, refusal?: Refusal)
 }
 
 /**
- * Runs on every request before routing: finds the route the request would reach and, when that
- * route carries `app.vpn`, applies the rule. Refused requests never reach auth, payload parsing
- * or the handler.
+ * Runs on every request before routing (after ext/request-context.ts has set request.app.client):
+ * finds the route the request would reach and, when that route carries `app.vpn`, applies the rule.
+ * Refused requests never reach auth, payload parsing or the handler.
  */
-export function registerVpnGuard(server: Server, config: Pick<Config, 'vpn' | 'server'>): void {
+export function registerVpnGuard(server: Server, config: Pick<Config, 'vpn'>): void {
   const rule = vpnRule(config);
   server.ext('onRequest', (request, h) => {
     let mode: VpnMode | undefined;

@@ -7,7 +7,6 @@ import { rigDetail } from '../../services/rigs/detail.ts';
 import { RIG_STATUSES, type RigStatus } from '../../services/rigs/status.ts';
 import { asReportRow, reportsCsv } from '../../services/rigs/report-csv.ts';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../services/rigs/service.ts';
-import { clientAddress, parseCidrs } from '../client-address.ts';
 
 /** Largest rig report body (a handful of short fields). */
 const REPORT_MAX_BYTES = 16 * 1024;
@@ -53,7 +52,6 @@ const reportView = Joi.object({
 
 /** Everything under /api/v1/rigs: the VPN rule applies to all of it (the seed's rule). */
 export function rigRoutes(app: App): ServerRoute[] {
-  const trusted = parseCidrs(app.config.server.trusted_proxies);
   return [
     {
       method: 'PUT',
@@ -67,7 +65,7 @@ export function rigRoutes(app: App): ServerRoute[] {
         plugins: { openapi: { payload: reportForm, consumes: ['application/x-www-form-urlencoded', 'application/json'], produces: 'text/plain' } },
         payload: { allow: ['application/x-www-form-urlencoded', 'application/json'], maxBytes: REPORT_MAX_BYTES },
         handler: async (request, h) => {
-          const peer = clientAddress(request, trusted);
+          const peer = request.app.client;
           if (!peer) throw new InvalidInput('the client address is unknown');
           await app.rigs.report(String(request.params.id), request.payload, peer.toString());
           // Only now: the batch holding this report has committed.

@@ -2,9 +2,8 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { App } from '../../services/app.ts';
 import { InvalidInput } from '../../errors.ts';
-import { clientAddress, parseCidrs } from '../client-address.ts';
 import { TOKEN_COOKIE } from '../plugins/auth.ts';
-import { authOf } from '../types.ts';
+import { authOf } from '../credentials.ts';
 
 const loginPayload = Joi.object({
   login: Joi.string().min(1).max(254),
@@ -35,7 +34,6 @@ interface LoginPayload {
 }
 
 export function sessionRoutes(app: App): ServerRoute[] {
-  const trusted = parseCidrs(app.config.server.trusted_proxies);
   return [
     {
       method: 'POST',
@@ -52,7 +50,7 @@ export function sessionRoutes(app: App): ServerRoute[] {
           const body = request.payload as LoginPayload;
           const login = (body.login ?? body.email ?? body.username) as string;
           // Failed logins are counted per client as the VPN rule sees it (X-Forwarded-For only from a trusted proxy).
-          const client = clientAddress(request, trusted);
+          const client = request.app.client;
           if (!client) throw new InvalidInput('the client address is unknown');
           const { token, user } = await app.metrics.logins.count(() => app.sessions.login(login, body.password, client.toString()));
           return {

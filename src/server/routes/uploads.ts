@@ -1,7 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { App } from '../../services/app.ts';
-import { clientAddress, parseCidrs } from '../client-address.ts';
 
 /** The query (checked in services/uploads/rules.ts). */
 const uploadQuery = (maxSize: number) =>
@@ -23,7 +22,6 @@ const reservation = Joi.object({
 
 /** GET /api/v1/rigs/upload: a rig on the VPN asks for a signed URL to PUT one file to. */
 export function uploadRoutes(app: App): ServerRoute[] {
-  const trusted = parseCidrs(app.config.server.trusted_proxies);
   return [
     {
       method: 'GET',
@@ -37,7 +35,7 @@ export function uploadRoutes(app: App): ServerRoute[] {
         plugins: { openapi: { query: uploadQuery(app.config.storage.max_upload_size) } },
         handler: (request) => {
           // The VPN guard has already checked this address is inside vpn.cidr.
-          const peer = String(clientAddress(request, trusted));
+          const peer = String(request.app.client);
           return app.uploads.reserve(request.query, peer);
         },
       },
