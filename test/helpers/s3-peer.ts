@@ -3,6 +3,7 @@
  * s3rver does not check signatures; tests that care recompute them (src/storage/sigv4.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
@@ -16,10 +17,41 @@ export interface S3Peer {
   close(): Promise<void>;
 }
 
+/** Longest wait for s3rver to listen; it binds a loopback port and nothing else. */
+const START_TIMEOUT_MS = 20_000;
+
+/**
+ * Starts the peer, or rejects with one line saying that s3rver did not start and why (a test that
+ * needs it then fails on that line: it never passes without its peer).
+ */
 export async function startS3Peer(): Promise<S3Peer> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'rigd-s3peer-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-  const address = await server.run();
+  // s3rver's own listen() leaves the server's 'error' event unhandled (EADDRNOTAVAIL, EACCES crash
+  // the process): listen with a callback, which hands back the server, and reject on its error.
+  const peer = server as unknown as { listen(...args: unknown[]): Server | Promise<Server> };
+  const listen = peer.listen.bind(peer) as (...args: unknown[]) => Server;
+  peer.listen = (...args: unknown[]) =>
+    new Promise<Server>((resolve, reject) => {
+      const http = listen(...args, () => resolve(http));
+      http.once('error', reject);
+    });
+  let timer: NodeJS.Timeout | undefined;
+  let address: { port: number };
+  try {
+    address = await Promise.race([
+      server.run(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer after ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      }),
+    ]);
+  } catch (err) {
+    await server.close().catch(() => undefined);
+    rmSync(directory, { recursive: true, force: true });
+    throw new Error(`the S3 peer (s3rver on 127.0.0.1) could not start: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    clearTimeout(timer);
+  }
   let closed = false;
   return {
     endpoint: '127.0.0.1',

@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import test, { type Test } from 'tape';
+import tapeTest, { type Test } from 'tape';
 import type { ObjectStorage } from '../../src/storage/contract.ts';
 import { verifyPresigned, type SigV4Credentials } from '../../src/storage/sigv4.ts';
 
@@ -66,12 +66,29 @@ function checkSigned(t: Test, d: DriverUnderTest, url: string, method: 'PUT' | '
   t.equal(e?.s3Code, 'SignatureDoesNotMatch', `${method} URL does not verify as ${other}`);
 }
 
+/**
+ * Registers the suite. When the factory fails (the S3 peer cannot start, MinIO cannot be reached),
+ * the setup test fails with the factory's reason and every other test of the suite fails naming it,
+ * instead of a cascade of TypeErrors on a driver that does not exist.
+ */
 export function runContractSuite(name: string, factory: DriverFactory): void {
   let d: DriverUnderTest;
   let s: ObjectStorage;
+  let setupFailed: string | null = null;
+  const test = (title: string, fn: (t: Test) => Promise<void>) =>
+    tapeTest(title, async (t) => {
+      if (setupFailed !== null) return void t.fail(`not run: the driver under test did not start (${setupFailed})`);
+      await fn(t);
+    });
 
-  test(`${name}: setup, ensureBucket (twice), ping`, async (t) => {
-    d = await factory();
+  tapeTest(`${name}: setup, ensureBucket (twice), ping`, async (t) => {
+    try {
+      d = await factory();
+    } catch (err) {
+      setupFailed = err instanceof Error ? err.message : String(err);
+      t.fail(`${name}: the driver under test did not start: ${setupFailed}`);
+      return;
+    }
     s = d.storage;
     await s.ensureBucket();
     await s.ensureBucket();
