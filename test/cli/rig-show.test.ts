@@ -3,6 +3,7 @@
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
 import { RigService } from '../../src/services/rigs/service.ts';
+import { fixture } from '../helpers/fixture.ts';
 import { rigd } from '../helpers/cli.ts';
 import { testConfig } from '../helpers/server.ts';
 
@@ -12,7 +13,8 @@ const env = { RIGD_DATA_DIR: config.data_dir };
 const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$/;
 const HOUR = 3600_000;
 
-test('setup: rig7 reports over three days from two positions; rig8 has its own upload and capture', async (t) => {
+/** Rig7 reports over three days from two positions; rig8 has its own upload and capture. */
+const setup = fixture(async () => {
   const db = await openDatabase(config.data_dir);
   let at = Date.now();
   const rigs = new RigService(db, config, { now: () => new Date(at) });
@@ -36,10 +38,10 @@ test('setup: rig7 reports over three days from two positions; rig8 has its own u
     await Capture.create({ bucket: 'captures', key: 'rig8/x.sqlite', etag: 'e2', size: 1, rig_id: 'rig8', project: null }, { transaction });
   });
   await db.close();
-  t.pass('written');
 });
 
 test('rigs show --json: status, addresses, last report with offset, position runs, only its own uploads and captures', async (t) => {
+  await setup();
   const res = await rigd(['rigs', 'show', 'RIG7', '--json'], { env: { ...env, TZ: 'Asia/Kolkata' } });
   t.deepEqual([res.code, res.stderr], [0, ''], 'exit 0, nothing on stderr');
   const d = JSON.parse(res.stdout);
@@ -69,6 +71,7 @@ test('rigs show --json: status, addresses, last report with offset, position run
 });
 
 test('rigs show: the text view', async (t) => {
+  await setup();
   const res = await rigd(['rigs', 'show', 'rig7'], { env });
   t.equal(res.code, 0, 'exit 0');
   const out = res.stdout;
@@ -86,6 +89,7 @@ test('rigs show: the text view', async (t) => {
 });
 
 test('rigs show / history: an unknown or impossible id is one line, exit 1', async (t) => {
+  await setup();
   for (const args of [['rigs', 'show', 'nope'], ['rigs', 'show', 'nope', '--json'], ['rigs', 'history', 'nope'], ['rigs', 'show', '../etc']]) {
     const res = await rigd(args, { env });
     const id = args[2];
@@ -94,6 +98,7 @@ test('rigs show / history: an unknown or impossible id is one line, exit 1', asy
 });
 
 test('rigs history: --since windows, newest first, --json with offsets, --csv, bad --since is a usage error', async (t) => {
+  await setup();
   const day = await rigd(['rigs', 'history', 'rig7', '--json'], { env });
   t.deepEqual([day.code, day.stderr], [0, ''], 'default window exits 0');
   const rows = JSON.parse(day.stdout);
@@ -132,6 +137,7 @@ test('rigs history: --since windows, newest first, --json with offsets, --csv, b
 });
 
 test('the plain rig list is unchanged by the subcommands', async (t) => {
+  await setup();
   const res = await rigd(['rigs', '--json'], { env });
   t.deepEqual(JSON.parse(res.stdout).map((r: { id: string }) => r.id), ['rig7', 'rig8'], 'rigd rigs --json still lists');
   const stray = await rigd(['rigs', 'rig7'], { env });

@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import test from 'tape';
 import { downloadTo, ObjectTooLarge } from '../../src/ingest/capture-download.ts';
 import { ingestTmpDir } from '../../src/ingest/capture-worker.ts';
+import { fixture } from '../helpers/fixture.ts';
 import { putFile, settled, settledJob } from '../helpers/captures.ts';
 import { corruptPage, makeCapture, makeHostileCapture, makeHugeRowCapture, sha256File, truncateCopy, type HostileKind } from '../helpers/capture-files.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -17,12 +18,12 @@ const MiB = 1024 * 1024;
 const files = tmpDir();
 let s: TestServer;
 
-test('setup', async (t) => {
+const setup = fixture(async () => {
   s = await startServer({ storage: { max_upload_size: 20 * MiB }, ingest: { concurrency: 2 } });
-  t.pass('server with a 20 MiB cap');
 });
 
 test('a real capture: ingested with its tables, columns and row counts, size and sha256', async (t) => {
+  await setup();
   const file = path.join(files, 'good.sqlite');
   const made = await makeCapture(file);
   t.ok(made.tables.reduce((n, x) => n + x.rows, 0) >= 9000, 'thousands of rows in several tables');
@@ -75,6 +76,7 @@ const broken: [string, (file: string) => Promise<unknown>, string, RegExp][] = [
 ];
 
 test('broken and hostile files: each failed for good with its reason; the worker keeps going', async (t) => {
+  await setup();
   const ids: [string, number, string, RegExp][] = [];
   for (const [what, make, code, re] of broken) {
     const file = path.join(files, `${code}-${ids.length}.sqlite`);
@@ -101,6 +103,7 @@ test('broken and hostile files: each failed for good with its reason; the worker
 });
 
 test('a file larger than the cap: refused from the size storage reports, and by the reader past the cap', async (t) => {
+  await setup();
   const file = path.join(files, 'big.sqlite');
   await makeCapture(file, { tables: [{ name: 'big', columns: [{ name: 'b', type: 'BLOB' }], rows: 0 }], extraSql: ['INSERT INTO big SELECT zeroblob(1000000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 21) SELECT i FROM n)'] });
   await putFile(s.app, 'big.sqlite', file);
@@ -127,6 +130,7 @@ test('a file larger than the cap: refused from the size storage reports, and by 
 });
 
 test('downloadTo: hashes while streaming and paces to a read rate', async (t) => {
+  await setup();
   const data = Buffer.alloc(300 * 1024, 7);
   const started = Date.now();
   const got = await downloadTo(Readable.from([data.subarray(0, 100 * 1024), data.subarray(100 * 1024, 200 * 1024), data.subarray(200 * 1024)]), path.join(files, 'paced.bin'), {
@@ -140,6 +144,7 @@ test('downloadTo: hashes while streaming and paces to a read rate', async (t) =>
 });
 
 test('an object gone from storage, or overwritten since it was queued: failed, not retried', async (t) => {
+  await setup();
   const file = path.join(files, 'v1.sqlite');
   await makeCapture(file, { tables: [{ name: 't', columns: [{ name: 'a', type: 'INTEGER' }], rows: 10 }] });
   const v1 = await putFile(s.app, 'over.sqlite', file);
@@ -157,6 +162,7 @@ test('an object gone from storage, or overwritten since it was queued: failed, n
 });
 
 test('teardown', async (t) => {
+  await setup();
   await s.close();
   t.pass('closed');
 });

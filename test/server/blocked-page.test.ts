@@ -2,6 +2,7 @@
 // client), and the allowed network and Host names; everything from the request is escaped.
 // Real clients in network namespaces, the server on `::` (IPv4 peers arrive IPv4-mapped).
 import test from 'tape';
+import { fixture } from '../helpers/fixture.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -11,7 +12,8 @@ let net: Hosts;
 let s: TestServer;
 let port = 0;
 
-test('setup: clients inside and outside 10.144.0.0/16, a trusted proxy outside it', async (t) => {
+/** Clients inside and outside 10.144.0.0/16, a trusted proxy outside it. */
+const setup = fixture(async () => {
   net = await createHosts([
     { name: 'inside', addr: '10.144.171.2', gw: '10.144.171.1' },
     { name: 'outside', addr: '10.145.171.2', gw: '10.145.171.1' },
@@ -19,13 +21,13 @@ test('setup: clients inside and outside 10.144.0.0/16, a trusted proxy outside i
   ]);
   s = await startServer({ server: { trusted_proxies: ['10.145.172.2'] } }, { host: '::' });
   port = Number(s.server.info.port);
-  t.pass(`server on [::]:${port}`);
 });
 
 const VIEWER_ALLOWED = 'Allowed: clients in <code>10.144.0.0/16</code> or loopback, with Host vpn.rigs.internal, localhost or an IP address.';
 const RIG_ALLOWED = 'Allowed: clients in <code>10.144.0.0/16</code>, with Host vpn.rigs.internal or an IPv4 address in 10.144.0.0/16.';
 
 test('blocked host: a VPN client with a foreign Host on /rigs', async (t) => {
+  await setup();
   const res = await net.request('inside', { url: `http://10.144.171.1:${port}/rigs`, headers: { host: 'evil.example' } });
   t.deepEqual([res.status, res.headers['content-type']], [403, 'text/html; charset=UTF-8'], '403 HTML');
   t.ok(res.body.includes('<h1>Blocked host: evil.example</h1>'), "the seed's heading");
@@ -35,6 +37,7 @@ test('blocked host: a VPN client with a foreign Host on /rigs', async (t) => {
 });
 
 test('blocked peer: a client outside the VPN with the right Host, on /rigs and on a rig endpoint', async (t) => {
+  await setup();
   const page = await net.request('outside', { url: `http://10.145.171.1:${port}/rigs`, headers: { host: VPN_HOST } });
   t.equal(page.status, 403, '/rigs: 403');
   t.ok(page.body.includes('<h1>Blocked host: vpn.rigs.internal</h1>'), "the seed's heading");
@@ -59,6 +62,7 @@ test('blocked peer: a client outside the VPN with the right Host, on /rigs and o
 });
 
 test('through a trusted proxy: the forwarded address is named; an unreadable one says so', async (t) => {
+  await setup();
   const [fwd, garbage] = await net.requestAll('proxy', [
     { url: `http://10.145.172.1:${port}/rigs`, headers: { host: VPN_HOST, 'x-forwarded-for': '203.0.113.9' } },
     { url: `http://10.145.172.1:${port}/rigs`, headers: { host: VPN_HOST, 'x-forwarded-for': '<script>alert(1)</script>' } },
@@ -71,6 +75,7 @@ test('through a trusted proxy: the forwarded address is named; an unreadable one
 });
 
 test('escaped: markup in the Host header', async (t) => {
+  await setup();
   const evil = '"><script>alert(1)</script>';
   const res = await net.request('inside', { url: `http://10.144.171.1:${port}/rigs`, headers: { host: evil } });
   t.equal(res.status, 403, '403');
@@ -80,11 +85,13 @@ test('escaped: markup in the Host header', async (t) => {
 });
 
 test('allowed requests are unchanged', async (t) => {
+  await setup();
   const ok = await net.request('inside', { url: `http://10.144.171.1:${port}/rigs`, headers: { host: VPN_HOST } });
   t.equal(ok.status, 200, 'VPN client with vpn.host: 200');
 });
 
 test('teardown', async (t) => {
+  await setup();
   await s.close();
   await net.destroy();
   t.pass('closed');

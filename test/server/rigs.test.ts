@@ -1,6 +1,7 @@
 // PUT /api/v1/rigs/:id, GET /api/v1/rigs and GET /api/v1/rigs/:id/reports from real VPN addresses
 // (network namespaces, server on ::, peers IPv4-mapped).
 import test from 'tape';
+import { fixture } from '../helpers/fixture.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts, type HttpRequest, type HttpResponse } from '../helpers/netns.ts';
 import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
@@ -14,7 +15,7 @@ let token = '';
 
 const extra = Array.from({ length: 99 }, (_, i) => `10.144.70.${i + 3}`);
 
-test('setup', async (t) => {
+const setup = fixture(async () => {
   net = await createHosts([
     { name: 'rigs', addr: '10.144.70.2', gw: '10.144.70.1', extraAddrs: extra },
     { name: 'outside', addr: '10.145.70.2', gw: '10.145.70.1' },
@@ -22,7 +23,6 @@ test('setup', async (t) => {
   s = await startServer({}, { host: '::' });
   base = `http://10.144.70.1:${s.server.info.port}`;
   token = (await userWithToken(s, 'ops')).token;
-  t.pass('server on ::, 100 rig addresses in one namespace');
 });
 
 function put(id: string, body: string, opts: { type?: string; from?: string } = {}): HttpRequest {
@@ -43,6 +43,7 @@ function isOk(t: test.Test, res: HttpResponse, msg: string): void {
 }
 
 test('a form report: 200 text/plain "Ok"; the rig is registered with its VPN address', async (t) => {
+  await setup();
   const res = await net.request('rigs', put('Rig-A', full('SN-A')));
   isOk(t, res, '200 text/plain; charset=utf-8, body exactly Ok');
   const rig = await s.app.rigs.get('rig-a');
@@ -55,6 +56,7 @@ test('a form report: 200 text/plain "Ok"; the rig is registered with its VPN add
 });
 
 test('bad input: 400 text/plain, one line saying what is wrong; nothing stored', async (t) => {
+  await setup();
   const before = await s.app.db.models.RigReport.count();
   const cases: [string, HttpRequest, RegExp][] = [
     ['missing rig_serial', put('rig-c', form({ gpsd_latitude: '1' })), /^rig_serial is required$/],
@@ -83,6 +85,7 @@ test('bad input: 400 text/plain, one line saying what is wrong; nothing stored',
 });
 
 test('100 concurrent reports from 100 rigs at 100 addresses: 100 x 200 and exactly 100 history rows', async (t) => {
+  await setup();
   await s.app.db.models.RigReport.destroy({ where: {} });
   const addrs = ['10.144.70.2', ...extra];
   const reqs = addrs.map((a, i) => put(`load${i}`, full(`L${i}`), { from: a }));
@@ -97,6 +100,7 @@ test('100 concurrent reports from 100 rigs at 100 addresses: 100 x 200 and exact
 });
 
 test('GET /api/v1/rigs: token and VPN rule; status, position, version, serial, project', async (t) => {
+  await setup();
   const get = (path: string, headers: Record<string, string> = {}): HttpRequest => ({ url: `${base}${path}`, headers: { host: VPN_HOST, ...headers } });
   const [ok, online, noToken, badStatus] = await net.requestAll('rigs', [
     get('/api/v1/rigs', { authorization: token }),
@@ -125,6 +129,7 @@ test('GET /api/v1/rigs: token and VPN rule; status, position, version, serial, p
 });
 
 test('GET /api/v1/rigs/:id/reports: newest first, since/until/limit, CSV export', async (t) => {
+  await setup();
   const csvRig = form({ rig_serial: '=cmd|x', gpsd_latitude: '-1.5', local_ip: '10.1.1.1', software_version: 'a,"b"', git_branch: 'x' });
   for (const serial of ['H1', 'H2', 'H3']) t.equal((await net.request('rigs', put('hist', full(serial)))).status, 200, `report ${serial}`);
   t.equal((await net.request('rigs', put('hist', csvRig))).status, 200, 'report with CSV-hostile text');
@@ -153,6 +158,7 @@ test('GET /api/v1/rigs/:id/reports: newest first, since/until/limit, CSV export'
 });
 
 test('teardown', async (t) => {
+  await setup();
   await s.close();
   await net.destroy();
   t.pass('closed');

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
+import { fixture } from '../helpers/fixture.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { closedPort } from '../helpers/storage.ts';
@@ -41,15 +42,15 @@ const dataFiles = () => {
   return existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.data')).length : 0;
 };
 
-test('setup', async (t) => {
+const setup = fixture(async () => {
   net = await createHosts([{ name: 'rig', addr: '10.144.121.2', gw: GW }]);
   port = await closedPort();
   base = `http://${GW}:${port}`;
   s = await startServer({ server: { port }, storage: { public_url: base } }, { host: '::', port });
-  t.pass(`server on [::]:${port}`);
 });
 
 test('any Content-Type (or none) is stored, and a GET returns it', async (t) => {
+  await setup();
   const cases: Array<[string, string | null]> = [
     ['octet.bin', 'application/octet-stream'],
     ['table.csv', 'text/csv'],
@@ -75,6 +76,7 @@ test('any Content-Type (or none) is stored, and a GET returns it', async (t) => 
 });
 
 test('a signed URL takes only its own reservation\'s size', async (t) => {
+  await setup();
   const ten = randomBytes(10);
   const twenty = randomBytes(20);
   const a = await reserve('sized/k.bin', 10);
@@ -109,6 +111,7 @@ test('a signed URL takes only its own reservation\'s size', async (t) => {
 });
 
 test('a chunked PUT (no Content-Length) is still held to its reservation\'s size', async (t) => {
+  await setup();
   const { url, id } = await reserve('sized/chunked.bin', 8);
   const tooLong = await put(url, randomBytes(9), ['-H', 'Transfer-Encoding: chunked']);
   t.equal(tooLong.status, 400, `9 bytes chunked: 400 ${tooLong.body.slice(0, 80)}`);
@@ -117,6 +120,7 @@ test('a chunked PUT (no Content-Length) is still held to its reservation\'s size
 });
 
 test('teardown', async (t) => {
+  await setup();
   await s.close();
   await net.destroy();
   t.pass('closed');

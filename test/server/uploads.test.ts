@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
+import { fixture } from '../helpers/fixture.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { closedPort } from '../helpers/storage.ts';
@@ -41,7 +42,8 @@ function objectFiles(): string[] {
   return readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.data'));
 }
 
-test('setup: embedded store served on the VPN address', async (t) => {
+/** Embedded store served on the VPN address. */
+const setup = fixture(async () => {
   net = await createHosts([
     { name: 'inside', addr: '10.144.71.2', gw: GW },
     { name: 'outside', addr: '10.145.71.2', gw: '10.145.71.1' },
@@ -49,10 +51,10 @@ test('setup: embedded store served on the VPN address', async (t) => {
   port = await closedPort();
   base = `http://${GW}:${port}`;
   s = await startServer({ server: { port }, storage: { public_url: base, max_upload_size: 300 * 1024 * 1024 } }, { host: '::', port });
-  t.pass(`server on [::]:${port}, public_url ${base}`);
 });
 
 test('reserve, PUT with curl, reserve again: exists and size as the seed says', async (t) => {
+  await setup();
   const f = file('cap1.sqlite', 4096);
   const first = await reserve(`key=rig7/cap1.sqlite&size=${f.size}`);
   t.equal(first.status, 200);
@@ -89,6 +91,7 @@ test('reserve, PUT with curl, reserve again: exists and size as the seed says', 
 });
 
 test('uploads are linked to the rig reporting from the same VPN address; project becomes its current one', async (t) => {
+  await setup();
   const report = await net.request('inside', {
     url: `http://${GW}:${port}/api/v1/rigs/rig7`,
     method: 'PUT',
@@ -108,6 +111,7 @@ test('uploads are linked to the rig reporting from the same VPN address; project
 });
 
 test('refused PUTs store nothing', async (t) => {
+  await setup();
   const f = file('cap2.sqlite', 2048);
   const { url } = (await reserve(`key=rig7/cap2.sqlite&size=${f.size}`)).json();
   const before = objectFiles().length;
@@ -136,6 +140,7 @@ test('refused PUTs store nothing', async (t) => {
 });
 
 test('an expired URL is refused and the reservation ends expired', async (t) => {
+  await setup();
   const short = await startServer({ server: { port: await closedPort() }, storage: { upload_url_ttl: 1 } }, { host: '::' });
   try {
     const shortPort = Number(short.server.info.port);
@@ -158,6 +163,7 @@ test('an expired URL is refused and the reservation ends expired', async (t) => 
 });
 
 test('bad keys and sizes: 400 JSON naming the field; outside the VPN: 403', async (t) => {
+  await setup();
   const cases: [string, string][] = [
     ['size=10', 'key'],
     ['key=&size=10', 'key'],
@@ -194,6 +200,7 @@ test('bad keys and sizes: 400 JSON naming the field; outside the VPN: 403', asyn
 });
 
 test('a 200 MB PUT streams: server memory stays flat', async (t) => {
+  await setup();
   const size = 200 * 1024 * 1024;
   const big = path.join(files, 'big.bin');
   const { execFileSync } = await import('node:child_process');
@@ -217,6 +224,7 @@ test('a 200 MB PUT streams: server memory stays flat', async (t) => {
 });
 
 test('teardown', async (t) => {
+  await setup();
   await s.close();
   await net.destroy();
   t.pass('closed');

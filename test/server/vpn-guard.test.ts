@@ -2,6 +2,7 @@
 // bound on `::` so that IPv4 peers arrive IPv4-mapped (::ffff:10.144.x.y), as on the gateway.
 import test from 'tape';
 import { hostOf } from '../../src/server/ext/vpn-guard.ts';
+import { fixture } from '../helpers/fixture.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts, type HttpRequest } from '../helpers/netns.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -12,7 +13,8 @@ let s: TestServer;
 let port = 0;
 const reached: string[] = [];
 
-test('setup: server on ::, clients inside and outside 10.144.0.0/16, a trusted proxy', async (t) => {
+/** Server on ::, clients inside and outside 10.144.0.0/16, a trusted proxy. */
+const setup = fixture(async () => {
   net = await createHosts([
     { name: 'inside', addr: '10.144.61.2', gw: '10.144.61.1' },
     { name: 'outside', addr: '10.145.61.2', gw: '10.145.61.1' },
@@ -26,7 +28,6 @@ test('setup: server on ::, clients inside and outside 10.144.0.0/16, a trusted p
     { method: 'GET', path: '/guarded/viewer', options: { auth: false, app: { vpn: 'viewer' }, handler: () => (reached.push('viewer'), 'passed') } },
     { method: 'GET', path: '/open', options: { auth: false, handler: () => 'open' } },
   ]);
-  t.pass(`server on [::]:${port}`);
 });
 
 function rigReq(from: 'inside' | 'outside' | 'proxy', host: string | null, extra: Partial<HttpRequest> = {}): HttpRequest {
@@ -42,6 +43,7 @@ function rigReq(from: 'inside' | 'outside' | 'proxy', host: string | null, extra
 }
 
 test('allowed: Host = vpn.host, a 10.144 address with port, upper case; client inside', async (t) => {
+  await setup();
   const cases: [string, string][] = [
     ['vpn.host', VPN_HOST],
     ['vpn.host with port', `${VPN_HOST}:${port}`],
@@ -56,6 +58,7 @@ test('allowed: Host = vpn.host, a 10.144 address with port, upper case; client i
 });
 
 test('refused: other names, names that look like addresses, addresses outside vpn.cidr', async (t) => {
+  await setup();
   const hosts = [
     'example.com',
     'rigs.internal',
@@ -85,6 +88,7 @@ test('refused: other names, names that look like addresses, addresses outside vp
 });
 
 test('refused: a client outside the range with the right Host; a spoofed X-Forwarded-For', async (t) => {
+  await setup();
   reached.length = 0;
   const [plain, spoofed, spoofedChain] = await net.requestAll('outside', [
     rigReq('outside', VPN_HOST),
@@ -102,6 +106,7 @@ test('refused: a client outside the range with the right Host; a spoofed X-Forwa
 });
 
 test('trusted proxy: its X-Forwarded-For decides', async (t) => {
+  await setup();
   const [fwdInside, fwdOutside, noHeader, badHeader] = await net.requestAll('proxy', [
     rigReq('proxy', VPN_HOST, { headers: { 'x-forwarded-for': '10.144.9.9' } }),
     rigReq('proxy', VPN_HOST, { headers: { 'x-forwarded-for': '10.144.9.9, 203.0.113.4' } }),
@@ -115,6 +120,7 @@ test('trusted proxy: its X-Forwarded-For decides', async (t) => {
 });
 
 test('refused: loopback client, even with the right Host', async (t) => {
+  await setup();
   const res = await http(`http://127.0.0.1:${port}/guarded/rig/r1`, { method: 'PUT', headers: { host: VPN_HOST, 'content-type': 'text/plain' }, body: 'x' });
   t.equal(res.status, 403, 'loopback: 403');
   t.equal(res.headers['content-type'], 'text/html; charset=UTF-8', 'HTML refusal');
@@ -122,6 +128,7 @@ test('refused: loopback client, even with the right Host', async (t) => {
 });
 
 test('the blocked host is escaped; the guard is per route and sees through trailing slashes', async (t) => {
+  await setup();
   const evil = '"><script>alert(1)</script>';
   const res = await net.request('inside', rigReq('inside', evil));
   t.equal(res.status, 403, 'markup in Host: 403');
@@ -136,6 +143,7 @@ test('the blocked host is escaped; the guard is per route and sees through trail
 });
 
 test("viewer mode: VPN and loopback clients; names other than vpn.host are refused (DNS rebinding)", async (t) => {
+  await setup();
   const url = (from: 'inside' | 'outside') => `http://${net.host(from).serverAddr}:${port}/guarded/viewer`;
   const [byName, byAddr, rebound] = await net.requestAll('inside', [
     { url: url('inside'), headers: { host: VPN_HOST } },
@@ -167,6 +175,7 @@ test('hostOf: lower case, port stripped, IPv6 brackets kept', (t) => {
 });
 
 test('teardown', async (t) => {
+  await setup();
   await s.close();
   await net.destroy();
   t.pass('closed');

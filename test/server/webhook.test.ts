@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import test from 'tape';
+import { fixture } from '../helpers/fixture.ts';
 import { putFile, settled } from '../helpers/captures.ts';
 import { makeCapture, type MadeCapture } from '../helpers/capture-files.ts';
 import { cookieValue, http } from '../helpers/http.ts';
@@ -51,16 +52,16 @@ function minioEvent(key: string, etag: string, size: number, bucket = 'captures'
   };
 }
 
-test('setup', async (t) => {
+const setup = fixture(async () => {
   s = await startServer({ ingest: { webhook_token: WEBHOOK_TOKEN } });
   base = s.app.storage.objectUrl('x').replace(/\/captures\/x$/, '');
   ana = await userWithToken(s, 'ana');
   made = await makeCapture(path.join(files, 'a.sqlite'));
   await putFile(s.app, 'rig1/a.sqlite', made.path);
-  t.pass(`storage base ${base}`);
 });
 
 test('user token (raw header, Bearer, cookie): 200, the seed body and both cookies', async (t) => {
+  await setup();
   const url = `${base}/captures/rig1/a.sqlite`;
   const transports: [string, Record<string, string>][] = [
     ['raw Authorization', { authorization: ana.token }],
@@ -95,6 +96,7 @@ test('user token (raw header, Bearer, cookie): 200, the seed body and both cooki
 });
 
 test('webhook token: 200 with an empty token and no cookies; never from a cookie; wrong or missing: 401', async (t) => {
+  await setup();
   const url = `${base}/captures/rig1/a.sqlite`;
   const res = await hook({ url }, { authorization: `Bearer ${WEBHOOK_TOKEN}` });
   t.equal(res.status, 200, 'Bearer <webhook token>: 200');
@@ -121,6 +123,7 @@ test('webhook token: 200 with an empty token and no cookies; never from a cookie
 });
 
 test('no webhook token configured: an empty Bearer does not pass', async (t) => {
+  await setup();
   const other = await startServer();
   try {
     const r = await http(`${other.url}/api/v1/webhooks/capture_uploaded`, { json: { url: 'x' }, headers: { authorization: 'Bearer ' } });
@@ -131,6 +134,7 @@ test('no webhook token configured: an empty Bearer does not pass', async (t) => 
 });
 
 test('the same object by webhook and by MinIO event: one capture; event keys are form-decoded', async (t) => {
+  await setup();
   const key = 'rig 2/cap+one é.sqlite';
   const cap = await makeCapture(path.join(files, 'b.sqlite'), { tables: [{ name: 't', columns: [{ name: 'a', type: 'INTEGER' }], rows: 4000 }] });
   const info = await putFile(s.app, key, cap.path);
@@ -163,6 +167,7 @@ test('the same object by webhook and by MinIO event: one capture; event keys are
 });
 
 test('URLs and events that are not our storage: 422, and the canary sees no request', async (t) => {
+  await setup();
   const seen: string[] = [];
   const canary = createServer((req: IncomingMessage, res) => {
     seen.push(`${req.method} ${req.headers.host}${req.url}`);
@@ -221,12 +226,14 @@ test('URLs and events that are not our storage: 422, and the canary sees no requ
 });
 
 test('an object that is not in storage: 404 object_not_found, nothing queued', async (t) => {
+  await setup();
   const r = await hook({ url: `${base}/captures/rig9/missing.sqlite` }, { authorization: ana.token });
   t.deepEqual([r.status, r.json().error?.code], [404, 'object_not_found'], '404 object_not_found');
   t.equal((await s.app.captures.list()).captures.filter((c) => c.key === 'rig9/missing.sqlite').length, 0, 'no capture');
 });
 
 test('storage events: a user token gets 403 and queues nothing; the seed body still works for users', async (t) => {
+  await setup();
   const key = 'forged/u.sqlite';
   await putFile(s.app, key, made.path);
   const jobs = await s.app.db.models.Job.count();
@@ -249,6 +256,7 @@ test('storage events: a user token gets 403 and queues nothing; the seed body st
 });
 
 test('storage events: at most 100 records; 101 is 413 and queues nothing', async (t) => {
+  await setup();
   const record = (i: number) => minioEvent(`many/${i}.sqlite`, 'abc', 1).Records[0];
   for (let i = 0; i < 101; i++) await putFile(s.app, `many/${i}.sqlite`, made.path);
   const jobs = await s.app.db.models.Job.count();
@@ -268,6 +276,7 @@ test('storage events: at most 100 records; 101 is 413 and queues nothing', async
 });
 
 test('storage events: a missing object queues nothing; a forged etag and size are replaced by the stat', async (t) => {
+  await setup();
   const jobs = await s.app.db.models.Job.count();
   const missing = await hook(minioEvent('rig9/ghost.sqlite', 'deadbeefdeadbeefdeadbeefdeadbeef', 4096), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
   t.equal(missing.status, 200, 'missing object: 200 (storage may have deleted it since)');
@@ -292,6 +301,7 @@ test('storage events: a missing object queues nothing; a forged etag and size ar
 });
 
 test('50 webhooks at once: 50 x 200, 50 captures, 50 jobs, all ingested', async (t) => {
+  await setup();
   const small = await makeCapture(path.join(files, 'small.sqlite'), { tables: [{ name: 't', columns: [{ name: 'a', type: 'INTEGER' }], rows: 100 }] });
   const keys = Array.from({ length: 50 }, (_, i) => `burst/${i}.sqlite`);
   // Distinct keys: distinct captures (the same bytes under another key are another object).
@@ -309,6 +319,7 @@ test('50 webhooks at once: 50 x 200, 50 captures, 50 jobs, all ingested', async 
 });
 
 test('GET /api/v1/captures: token, filters, pages; GET /api/v1/captures/:id', async (t) => {
+  await setup();
   const get = (p: string, headers: Record<string, string> = { authorization: ana.token }) => http(`${s.url}${p}`, { headers });
   t.equal((await get('/api/v1/captures', {})).status, 401, 'no token: 401');
   const all = await get('/api/v1/captures?limit=500');
@@ -335,6 +346,7 @@ test('GET /api/v1/captures: token, filters, pages; GET /api/v1/captures/:id', as
 });
 
 test('teardown', async (t) => {
+  await setup();
   await s.close();
   t.pass('closed');
 });
