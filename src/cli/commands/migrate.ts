@@ -4,16 +4,8 @@ import { printLines } from '../terminal-text.ts';
 
 export async function migrateCommand(opts: { json?: boolean }, cmd: Command): Promise<void> {
   const config = await configFor(cmd);
-  const { loadDialect } = await import('../../db/dialect/index.ts');
-  const { migrate, migrationStatus } = await import('../../db/migrate.ts');
-  const dialect = await loadDialect();
-  const sequelize = dialect.connect(config.data_dir);
-  try {
-    const applied = await migrate(sequelize, config.data_dir);
-    const status = await migrationStatus(sequelize);
-    if (opts.json) return printJson({ applied, executed: status.executed, pending: status.pending });
-    printLines(...(applied.length ? applied.map((n) => `applied ${n}`) : ['database is up to date']));
-  } finally {
-    await dialect.close(sequelize);
-  }
+  const { upgradeDatabase } = await import('../../db/upgrade.ts');
+  const { applied, executed, pending } = await upgradeDatabase(config.data_dir);
+  if (opts.json) return printJson({ applied, executed, pending });
+  printLines(...(applied.length ? applied.map((n) => `applied ${n}`) : ['database is up to date']));
 }
