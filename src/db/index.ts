@@ -6,7 +6,7 @@ import { migrate } from './migrate.ts';
 import { databaseOpenError } from './open-error.ts';
 import { loadDialect, type ConnectOptions, type Dialect } from './dialect/index.ts';
 import { DB_FILE } from './file.ts';
-import { WritePath } from './write-path.ts';
+import type { WritePath } from './write-path.ts';
 
 export interface Database {
   /** The models' instance, for the db layer; services call the domain functions instead. */
@@ -48,7 +48,7 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
     throw databaseOpenError(path.join(dataDir, DB_FILE), err) ?? err;
   }
   const models = initModels(sequelize);
-  const writes = new WritePath(sequelize, dataDir);
+  const writes = dialect.writePath(sequelize, dataDir);
   let closed = false;
   const reader: Reader = {
     all: <T>(sql: string, params: unknown[] = []) =>

@@ -1,6 +1,7 @@
 import type { Model, ModelStatic, Sequelize, Transaction } from 'sequelize';
 import type { DomainError } from '../../errors.ts';
 import type { LiteReader } from '../reader.ts';
+import type { WritePath } from '../write-path.ts';
 
 /** Options of a connection, whatever the engine. */
 export interface ConnectOptions {
@@ -25,6 +26,11 @@ export interface Dialect {
   connect(dataDir: string, opts?: ConnectOptions): Sequelize;
   /** Closes every connection connect() opened. */
   close(sequelize: Sequelize): Promise<void>;
+  /**
+   * The process's write path over sequelize: the queue every write transaction runs through, with
+   * group commit (src/db/write-path.ts). SQLite takes one writer at a time.
+   */
+  writePath(sequelize: Sequelize, dataDir: string): WritePath;
   /** One multi-row INSERT of rows into model's table in t. */
   bulkInsert(model: ModelStatic<Model>, rows: Row[], t: Transaction): Promise<void>;
   /** One multi-row INSERT of rows in t, returning the new ids in the order of rows. */

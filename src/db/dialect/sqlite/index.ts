@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { databaseFault } from '../../faults.ts';
+import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
 import { bulkInsert, bulkInsertIds, upsert } from './bulk.ts';
 import { closeSequelize, createSequelize } from './connection.ts';
@@ -9,6 +10,8 @@ export const sqliteDialect: Dialect = {
   name: 'sqlite',
   connect: createSequelize,
   close: closeSequelize,
+  // One queue, one transaction at a time: the pinned writer connection takes nothing else.
+  writePath: (sequelize, dataDir) => new WritePath(sequelize, dataDir),
   bulkInsert,
   bulkInsertIds,
   upsert,

@@ -1,0 +1,111 @@
+// The Dialect contract, on a real database: what src/db's domain writes rely on, whichever engine
+// runs underneath (SQLite today).
+import test from 'tape';
+import { loadDialect, DIALECT } from '../../src/db/dialect/index.ts';
+import { openDatabase } from '../../src/db/index.ts';
+import { insertReservations } from '../../src/db/reservations.ts';
+import { storeRigReports, type ReportRow } from '../../src/db/rig-reports.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+function rigRow(id: string, at: Date, serial: string) {
+  return {
+    id,
+    serial,
+    lan_ip: null,
+    vpn_address: '10.144.50.2',
+    version: '1.0',
+    branch: 'main',
+    latitude: null,
+    longitude: null,
+    last_seen_at: at,
+    current_project: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+test('the chosen dialect is the one the database runs on', async (t) => {
+  const db = await openDatabase(tmpDir());
+  try {
+    t.equal(db.dialect, await loadDialect(), 'Database.dialect is the chosen one');
+    t.equal(db.dialect.name, DIALECT);
+    await db.ping();
+    await db.probeWrite();
+    t.equal(db.writes.health.failing, null, 'the write probe committed');
+  } finally {
+    await db.close();
+  }
+});
+
+test('bulkInsertIds: the new ids in row order; an empty batch inserts nothing', async (t) => {
+  const db = await openDatabase(tmpDir());
+  try {
+    const expires = new Date(Date.now() + 60_000);
+    const rows = ['a', 'b', 'c'].map((k, i) => ({ rig_id: null, peer_address: '10.144.50.2', key: `r/${k}`, expected_size: i + 1, project: null, url_expires_at: expires, next_check_at: null }));
+    const first = await db.writes.run((tx) => insertReservations(db, rows, tx));
+    const second = await db.writes.run((tx) => insertReservations(db, rows.slice(0, 2), tx));
+    t.equal(first.length, 3, 'one id per row');
+    t.ok(first.every((id, i) => i === 0 || id > first[i - 1]), `ascending: ${first.join(', ')}`);
+    t.ok(second[0] > first[2], 'a later batch gets later ids');
+    const stored = await db.reader.all<{ id: number; key: string; expected_size: number; state: string }>('SELECT id, key, expected_size, state FROM uploads ORDER BY id');
+    t.deepEqual(
+      stored.slice(0, 3).map((r) => [r.id, r.key, r.expected_size, r.state]),
+      first.map((id, i) => [id, rows[i].key, rows[i].expected_size, 'reserved']),
+      'each id names the row it was returned for',
+    );
+    t.deepEqual(await db.writes.run((tx) => db.dialect.bulkInsertIds(db.models.Upload, [], tx)), [], 'empty: no ids');
+    t.equal(stored.length, 5, 'nothing else was stored');
+  } finally {
+    await db.close();
+  }
+});
+
+test('upsert: existing rows get only the update columns; new rows are inserted whole', async (t) => {
+  const db = await openDatabase(tmpDir());
+  try {
+    const t0 = new Date('2026-11-20T10:00:00Z');
+    const t1 = new Date('2026-11-21T10:00:00Z');
+    await db.writes.run((tx) => db.dialect.upsert(db.models.Rig, [rigRow('rig1', t0, 'S-1')], ['id'], ['serial', 'last_seen_at'], tx));
+    await db.writes.run((tx) => db.models.Rig.update({ current_project: 'p1' }, { where: { id: 'rig1' }, transaction: tx }));
+    await db.writes.run((tx) =>
+      db.dialect.upsert(db.models.Rig, [{ ...rigRow('rig1', t1, 'S-1b'), version: 'not updated' }, rigRow('rig2', t1, 'S-2')], ['id'], ['serial', 'last_seen_at'], tx),
+    );
+    const rigs = await db.reader.all<{ id: string; serial: string; version: string; current_project: string | null; created_at: string; last_seen_at: string }>(
+      'SELECT id, serial, version, current_project, created_at, last_seen_at FROM rigs ORDER BY id',
+    );
+    t.deepEqual(
+      rigs.map((r) => [r.id, r.serial, r.version, r.current_project, new Date(r.created_at).toISOString(), new Date(r.last_seen_at).toISOString()]),
+      [
+        ['rig1', 'S-1b', '1.0', 'p1', t0.toISOString(), t1.toISOString()],
+        ['rig2', 'S-2', '1.0', null, t1.toISOString(), t1.toISOString()],
+      ],
+      'rig1: serial and last_seen_at updated, version, current_project and created_at kept; rig2 inserted',
+    );
+  } finally {
+    await db.close();
+  }
+});
+
+test('storeRigReports: each rig takes its latest report of the batch; every report is history', async (t) => {
+  const db = await openDatabase(tmpDir());
+  try {
+    const report = (rig: string, minute: number, serial: string): ReportRow => ({
+      rig_id: rig,
+      received_at: new Date(Date.UTC(2026, 10, 23, 10, minute)),
+      serial,
+      lan_ip: '192.168.1.2',
+      peer_address: '10.144.50.2',
+      version: '2.0',
+      branch: 'main',
+      latitude: 52.5,
+      longitude: 13.4,
+    });
+    await db.writes.run((tx) => storeRigReports(db, [report('rig1', 1, 'A'), report('rig2', 2, 'B'), report('rig1', 3, 'C')], tx));
+    const rigs = await db.reader.all<{ id: string; serial: string }>('SELECT id, serial FROM rigs ORDER BY id');
+    t.deepEqual(rigs.map((r) => [r.id, r.serial]), [['rig1', 'C'], ['rig2', 'B']], 'the last report of each rig wins');
+    const history = await db.reader.all<{ rig_id: string; serial: string }>('SELECT rig_id, serial FROM rig_reports ORDER BY id');
+    t.deepEqual(history.map((r) => `${r.rig_id} ${r.serial}`), ['rig1 A', 'rig2 B', 'rig1 C'], 'three history rows, in order');
+  } finally {
+    await db.close();
+  }
+});
