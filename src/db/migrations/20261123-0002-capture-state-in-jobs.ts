@@ -78,25 +78,62 @@ async function carry(qi: QueryInterface, transaction: Transaction): Promise<void
   }
 }
 
+/** The captures table as it is left: identity and results (as in 20261122-0005, less MOVED). */
+const CAPTURE_COLUMNS = {
+  id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+  bucket: { type: DataTypes.STRING(63), allowNull: false },
+  key: { type: DataTypes.STRING(1024), allowNull: false },
+  etag: { type: DataTypes.STRING(64), allowNull: false },
+  size: { type: DataTypes.BIGINT, allowNull: true },
+  rig_id: { type: DataTypes.STRING(63), allowNull: true },
+  project: { type: DataTypes.STRING(64), allowNull: true },
+  upload_id: { type: DataTypes.INTEGER, allowNull: true },
+  job_id: { type: DataTypes.INTEGER, allowNull: true },
+  sha256: { type: DataTypes.STRING(64), allowNull: true },
+  tables: { type: DataTypes.TEXT, allowNull: true },
+  page_size: { type: DataTypes.INTEGER, allowNull: true },
+  page_count: { type: DataTypes.INTEGER, allowNull: true },
+  created_at: { type: DataTypes.DATE, allowNull: false },
+  updated_at: { type: DataTypes.DATE, allowNull: false },
+};
+
+const CAPTURE_INDEXES: [string, string[], boolean][] = [
+  // One capture per stored object version: a repeated webhook or event finds this row.
+  ['captures_object', ['bucket', 'key', 'etag'], true],
+  ['captures_rig', ['rig_id', 'id'], false],
+  ['captures_project', ['project', 'id'], false],
+  // The join to the job that holds the capture's state.
+  ['captures_job', ['job_id'], false],
+];
+
+/**
+ * Drops MOVED from captures. SQLite: the table is rebuilt by hand (Sequelize's removeColumn rebuild
+ * would turn the (bucket, key, etag) unique index into three single-column UNIQUE constraints and
+ * drop AUTOINCREMENT), then its indexes are made again. Elsewhere: ALTER TABLE ... DROP COLUMN.
+ */
+async function dropMoved(qi: QueryInterface, transaction: Transaction): Promise<void> {
+  await qi.removeIndex('captures', 'captures_state', { transaction });
+  if (qi.sequelize.getDialect() !== 'sqlite') {
+    for (const column of MOVED) await qi.removeColumn('captures', column, { transaction });
+    return;
+  }
+  const columns = Object.keys(CAPTURE_COLUMNS).map((c) => qi.quoteIdentifier(c)).join(', ');
+  await qi.createTable('captures_rebuilt', CAPTURE_COLUMNS, { transaction });
+  await qi.sequelize.query(`INSERT INTO captures_rebuilt (${columns}) SELECT ${columns} FROM captures`, { transaction });
+  await qi.dropTable('captures', { transaction });
+  await qi.renameTable('captures_rebuilt', 'captures', { transaction });
+  for (const [name, fields, unique] of CAPTURE_INDEXES) await qi.addIndex('captures', fields, { name, unique, transaction });
+}
+
 export const captureStateInJobs: Migration = {
   name: '20261123-0002-capture-state-in-jobs',
   async up({ context: qi }) {
-    await qi.addColumn('jobs', 'error_code', { type: DataTypes.STRING(64), allowNull: true });
-    await qi.addColumn('jobs', 'started_at', { type: DataTypes.DATE, allowNull: true });
-    await qi.sequelize.transaction((transaction) => carry(qi, transaction));
-    await qi.removeIndex('captures', 'captures_state');
-    // On SQLite each removal rebuilds the table, and its indexes with it: they are made again below.
-    for (const column of MOVED) await qi.removeColumn('captures', column);
-    const have = new Set(((await qi.showIndex('captures')) as { name: string }[]).map((i) => i.name));
-    const indexes: [string, string[], boolean][] = [
-      ['captures_object', ['bucket', 'key', 'etag'], true],
-      ['captures_rig', ['rig_id', 'id'], false],
-      ['captures_project', ['project', 'id'], false],
-      ['captures_job', ['job_id'], false],
-    ];
-    for (const [name, fields, unique] of indexes) {
-      if (!have.has(name)) await qi.addIndex('captures', fields, { name, unique });
-    }
+    await qi.sequelize.transaction(async (transaction) => {
+      await qi.addColumn('jobs', 'error_code', { type: DataTypes.STRING(64), allowNull: true }, { transaction });
+      await qi.addColumn('jobs', 'started_at', { type: DataTypes.DATE, allowNull: true }, { transaction });
+      await carry(qi, transaction);
+      await dropMoved(qi, transaction);
+    });
   },
   async down() {
     throw new Error('20261123-0002-capture-state-in-jobs cannot be undone: restore a backup made before the upgrade (rigd restore)');

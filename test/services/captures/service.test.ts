@@ -5,7 +5,7 @@ import { createReadStream, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import type { App } from '../../../src/services/app.ts';
-import { settled } from '../../helpers/captures.ts';
+import { settled, tableShapes } from '../../helpers/captures.ts';
 import { makeCapture } from '../../helpers/capture-files.ts';
 import { startServer } from '../../helpers/server.ts';
 import { tmpDir } from '../../helpers/tmp.ts';
@@ -35,7 +35,7 @@ test('auto-enqueue: an uploaded capture is queued and ingested, with its rig and
     t.ok(c, 'queued by the upload itself (no webhook)');
     t.deepEqual([c.key, c.rig_id, c.project, c.upload_id], ['rig5/auto.sqlite', 'rig5', 'north-sea', uploadId], 'rig, project and upload of the capture');
     const done = await settled(s.app, c.id);
-    t.deepEqual([done.state, done.tables], ['ingested', made.tables], 'ingested');
+    t.deepEqual([done.state, tableShapes(done.tables)], ['ingested', made.tables], 'ingested');
 
     // The next upload names no project: the rig's current one (set by the first) is inherited.
     const second = path.join(files, 'auto2.db');
@@ -55,7 +55,7 @@ test('auto-enqueue: an uploaded capture is queued and ingested, with its rig and
   }
 });
 
-test('auto_enqueue off: uploads queue nothing', async (t) => {
+test('auto_enqueue off: an upload makes its capture, uploaded and not queued; a webhook queues it', async (t) => {
   const s = await startServer({ ingest: { auto_enqueue: false } });
   try {
     await report(s.app, 'rig6');
@@ -64,7 +64,16 @@ test('auto_enqueue off: uploads queue nothing', async (t) => {
     await upload(s.app, 'rig6/off.sqlite', file);
     const u = await s.app.db.models.Upload.findOne({ where: { key: 'rig6/off.sqlite' } });
     t.equal(u?.state, 'uploaded', 'the upload completed');
-    t.equal((await s.app.captures.list()).captures.length, 0, 'no capture');
+    const [c] = (await s.app.captures.list()).captures;
+    t.deepEqual([c?.key, c?.state, c?.job_id, c?.rig_id, c?.upload_id], ['rig6/off.sqlite', 'uploaded', null, 'rig6', u?.id], 'its capture exists, uploaded, with no job');
+    t.equal(await s.app.db.models.Job.count(), 0, 'no job');
+    t.deepEqual((await s.app.captures.list({ state: 'uploaded' })).captures.map((x) => x.id), [c?.id], 'listed as uploaded');
+    t.equal((await s.app.captures.list({ state: 'queued' })).captures.length, 0, 'not as queued');
+    const res = await s.app.captureNotices.notify({ url: s.app.storage.objectUrl('rig6/off.sqlite') }, 'user');
+    t.deepEqual([res.queued, res.capture?.id, res.capture?.state], [true, c?.id, 'queued'], 'a webhook queues the uploaded capture');
+    t.equal(await s.app.db.models.Job.count(), 1, 'one job');
+    const done = await settled(s.app, c!.id);
+    t.equal(done.state, 'ingested', 'and it is ingested');
   } finally {
     await s.close();
   }
@@ -81,14 +90,16 @@ test('a storage event completes the waiting reservation and queues the capture o
     // The bytes land in storage without rigd's PUT route (as with MinIO); then MinIO's event arrives.
     if (s.app.storage.driver !== 'embedded') throw new Error('embedded store expected');
     const info = await s.app.storage.putObject('rig8/ev.sqlite', createReadStream(file), { expectedSize: size });
-    const res = await s.app.captures.notify({
+    const res = await s.app.captureNotices.notify({
       Records: [{ eventName: 's3:ObjectCreated:Put', s3: { bucket: { name: 'captures' }, object: { key: 'rig8/ev.sqlite', size, eTag: info.etag } } }],
     }, 'webhook');
     t.equal(res.queued, true, 'queued');
+    t.deepEqual(res.capture, { id: res.objects?.[0]?.capture?.id, state: res.objects?.[0]?.capture?.state }, 'the capture named');
     const u = await s.app.db.models.Upload.findByPk(r.id);
     t.deepEqual([u?.state, u?.etag], ['uploaded', info.etag], 'the reservation is completed by the event');
     const list = (await s.app.captures.list()).captures;
-    t.equal(list.length, 1, 'one capture (the upload listener and the event queue the same version)');
+    t.equal(list.length, 1, 'one capture (the upload hand-over and the event name the same version)');
+    t.equal(await s.app.db.models.Job.count(), 1, 'one job');
     t.deepEqual([list[0].rig_id, list[0].project, list[0].upload_id], ['rig8', 'p1', r.id], 'linked to the upload');
   } finally {
     await s.close();
