@@ -6,6 +6,7 @@ import type { JobInfo, JobProgress } from './job.ts';
 import { onJobEnqueued } from './wake-up.ts';
 import { newLeaseOwner, releaseLeaseOwner } from './lease-owner.ts';
 import { ProgressThrottle } from './progress.ts';
+import { settleWithin } from './settle.ts';
 import { errorText, RunnerStore, type JobCommit, type Lease, type Outcome } from './store.ts';
 
 export type { JobCommit } from './store.ts';
@@ -75,26 +76,6 @@ export interface StopResult {
 interface Running {
   job: JobInfo;
   controller: AbortController;
-}
-
-/** Resolves or rejects with p; if signal aborts first, rejects with its reason once graceMs has passed. */
-function settleWithin<T>(p: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let grace: NodeJS.Timeout | undefined;
-    const onAbort = () => {
-      grace = setTimeout(() => reject(signal.reason), graceMs);
-    };
-    const done = () => {
-      clearTimeout(grace);
-      signal.removeEventListener('abort', onAbort);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => (done(), resolve(v)),
-      (e) => (done(), reject(e)),
-    );
-  });
 }
 
 /**
