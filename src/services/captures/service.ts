@@ -152,13 +152,13 @@ export class CaptureService {
       ));
     let job: Job | null = row.job_id ? await Job.findByPk(row.job_id, { transaction }) : null;
     const state = captureState(job?.state);
-    const enqueue_ = (want !== 'find' && state === 'uploaded') || (want === 'queue_or_retry' && state === 'failed');
-    if (enqueue_) {
+    const queueNow = (want !== 'find' && state === 'uploaded') || (want === 'queue_or_retry' && state === 'failed');
+    if (queueNow) {
       const info = await enqueue<CaptureJob>(CAPTURE_JOB, { captureId: row.id }, { transaction, maxAttempts: this.config.ingest.max_attempts });
       await row.update({ job_id: info.id }, { transaction });
       job = await Job.findByPk(info.id, { transaction });
     }
-    return { row, job, created: !found, enqueued: enqueue_ };
+    return { row, job, created: !found, enqueued: queueNow };
   }
 
   /** The upload that brought this version (else the latest of the key): its rig and project, else the rig's current project. */
