@@ -46,6 +46,9 @@ test('queued -> ingesting (bytes, then rows) -> ingested with what the import re
   try {
     const queued = await app.captures.get(id);
     t.deepEqual([queued.state, queued.attempts, queued.progress, queued.started_at], ['queued', 0, null, null], 'queued, not started');
+    const repeat = await app.captureNotices.notify({ url: app.storage.objectUrl('rig1/c.sqlite') }, 'user');
+    t.deepEqual([repeat.queued, repeat.capture, repeat.reason], [true, { id, state: 'queued' }, undefined], 'a webhook for the already-queued capture: queued true, its capture');
+    t.equal(await app.db.models.Job.count(), 1, 'no second job');
     await worker.start();
     const importing = await waitFor(async () => {
       const c = await app.captures.get(id);
