@@ -100,9 +100,9 @@ async function main(): Promise<void> {
   };
   const ingested = async (key: string, everyMs: number) => {
     for (;;) {
-      const c = await db.models.Capture.findOne({ where: { key } });
-      if (c?.state === 'ingested') return c;
-      if (c?.state === 'failed') throw new Error(`${key} failed: ${c.last_error}`);
+      const c = await db.models.Capture.findOne({ where: { key }, include: [{ association: 'job', required: false }] });
+      if (c?.job?.state === 'done') return c;
+      if (c?.job?.state === 'failed') throw new Error(`${key} failed: ${c.job.last_error}`);
       await new Promise((r) => setTimeout(r, everyMs));
     }
   };

@@ -1,20 +1,18 @@
 /**
- * The ingester as a background task of `rigd serve`: a JobRunner for `capture` jobs, a sweep that
- * fails captures whose job was given up by the runner (its process died on the last attempt), and
- * removal of temp files left by a process that died mid-copy.
+ * The ingester as a background task of `rigd serve`: a JobRunner for `capture` jobs, and removal of
+ * temp files left by a process that died mid-copy. A capture's state is its job's, so there is
+ * nothing to keep in step.
  */
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Op } from 'sequelize';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../db/index.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
-import { CAPTURE_JOB, Ingester, type CaptureJob } from './ingester.ts';
+import { CAPTURE_JOB, Ingester, type CaptureJob, type ImportStep } from './ingester.ts';
 import { JobRunner, type RunnerLogger, type RunnerOptions } from '../jobs/runner.ts';
 
 /** How long SIGTERM lets running ingests finish before they are released to the queue (rigd.service allows 45 s in all). */
 export const DRAIN_TIMEOUT_MS = 20_000;
-const SWEEP_MS = 2000;
 
 export function ingestTmpDir(config: Readonly<Config>): string {
   return path.join(path.resolve(config.data_dir), 'ingest-tmp');
@@ -22,15 +20,15 @@ export function ingestTmpDir(config: Readonly<Config>): string {
 
 export class CaptureWorker {
   readonly runner: JobRunner;
-  #sweep: NodeJS.Timeout | undefined;
-  #sweeping: Promise<void> | undefined;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     storage: ObjectStorage,
     private readonly config: Readonly<Config>,
     private readonly log: RunnerLogger,
     runnerOptions: Partial<RunnerOptions> = {},
+    /** The pipeline's import (IngesterOptions.importStep). */
+    importStep?: ImportStep,
   ) {
     this.runner = new JobRunner(db, {
       concurrency: config.ingest.concurrency,
@@ -44,49 +42,19 @@ export class CaptureWorker {
       bytesPerSecond: config.ingest.read_bytes_per_s,
       tmpDir: ingestTmpDir(config),
       logger: log,
+      importStep,
     });
     this.runner.handle<CaptureJob>(CAPTURE_JOB, ingester.handle);
   }
 
   async start(): Promise<void> {
     await this.#removeStaleTemp();
-    await this.sweep();
     await this.runner.start();
-    this.#sweep = setInterval(() => {
-      this.#sweeping ??= this.sweep()
-        .then(() => undefined)
-        .catch((err) => this.log.error('capture sweep failed', { error: String(err) }))
-        .finally(() => (this.#sweeping = undefined));
-    }, SWEEP_MS);
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#sweep);
     const { drained, released } = await this.runner.stop({ timeoutMs: DRAIN_TIMEOUT_MS });
     if (!drained) this.log.warn('ingest jobs released to the queue at shutdown', { jobs: released });
-    await this.#sweeping;
-  }
-
-  /** Captures still queued or ingesting whose job has failed take the job's failure. Returns how many. */
-  async sweep(): Promise<number> {
-    const { Capture, Job } = this.db.models;
-    const open = await Capture.findAll({ attributes: ['id', 'job_id'], where: { state: ['queued', 'ingesting'], job_id: { [Op.ne]: null } } });
-    if (open.length === 0) return 0;
-    const failed = await Job.findAll({ attributes: ['id'], where: { id: open.map((c) => c.job_id!), state: 'failed' } });
-    if (failed.length === 0) return 0;
-    let n = 0;
-    await this.db.writes.run(async (transaction) => {
-      for (const { id } of failed) {
-        const job = await Job.findByPk(id, { transaction });
-        if (!job || job.state !== 'failed') continue;
-        const [count] = await Capture.update(
-          { state: 'failed', error_code: 'gave_up', last_error: job.last_error ?? 'the ingest job failed', finished_at: job.finished_at ?? new Date() },
-          { where: { job_id: id, state: ['queued', 'ingesting'] }, transaction },
-        );
-        n += count;
-      }
-    });
-    return n;
   }
 
   /** Temp copies older than a job may run belong to no live job. */

@@ -1,29 +1,32 @@
 /**
- * The capture ingester: the JobRunner handler of `capture` jobs.
+ * The capture ingester: the JobRunner handler of `capture` jobs, one pipeline
  *
- *   storage (through the driver) -> temp file under data_dir (capped, hashed) -> inspectCapture
- *   (header, sandboxed read-only open, quick_check, tables) -> the capture row.
+ *   fetch   storage (through the driver) -> temp file under data_dir (capped, hashed)
+ *   inspect inspectCapture: header, sandboxed read-only open, quick_check, tables
+ *   import  the capture's rows into the capture store (IngesterOptions.importStep)
+ *   record  handed to the runner as the job's commit: the capture's results (size, sha256,
+ *           tables, pages) are written in the transaction that marks the job done, under its lease
  *
- * Failures: a refused file (CaptureRejected, larger than the cap, gone from storage, overwritten by
- * another version) fails the capture for good; anything else (storage down, a short read, the job's
- * time bound) is retried with backoff by the runner, and fails the capture once no attempt is left.
- * Idempotent: the capture row exists before the job (same transaction), every run updates that row,
- * and a run finding it ingested does nothing. The temp file is always removed.
+ * The job is the capture's only run state: attempts, progress ({step, bytes, total, rows}), the
+ * error and its stable code are the job's. Failures: a refused file (CaptureRejected, larger than
+ * the cap, gone from storage, overwritten by another version) is a PermanentJobError with its
+ * code; anything else (storage down, a short read, the job's time bound) is retried with backoff by
+ * the runner under storage_error / ingest_error / import_error, and fails once no attempt is left.
+ * The temp file is always removed.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { CaptureTableSummary } from '../db/capture-store/layout.ts';
 import type { Database } from '../db/index.ts';
 import type { Capture } from '../db/models/capture.ts';
 import { NotFound } from '../errors.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
 import { CaptureRejected, inspectCapture, type CaptureInfo } from './capture-file.ts';
 import { downloadTo, ObjectTooLarge } from './capture-download.ts';
-import { CaptureRecord, type CaptureProgress, type Fence } from './capture-record.ts';
-import { LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
+import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
 import type { JobInfo } from '../jobs/job.ts';
-import type { JobContext, RunnerLogger } from '../jobs/runner.ts';
-import { ProgressThrottle } from '../jobs/progress.ts';
+import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
 import { errorText } from '../jobs/store.ts';
 
 export const CAPTURE_JOB = 'capture';
@@ -31,6 +34,39 @@ export const CAPTURE_JOB = 'capture';
 export interface CaptureJob {
   captureId: number;
 }
+
+/** A capture job's progress (the job's progress JSON): the step, bytes read, the object's size, rows imported. */
+export interface CaptureProgress {
+  step: string;
+  bytes: number;
+  total: number | null;
+  /** Rows imported so far (reads as 0 before the import step). */
+  rows?: number;
+}
+
+/** What the import step reports while it runs. */
+export interface ImportProgress {
+  rows: number;
+  bytes: number;
+}
+
+export interface ImportStepOptions {
+  /** Aborts on the job's time bound, shutdown or a lost lease: stop and throw. */
+  signal: AbortSignal;
+  onProgress(progress: ImportProgress): void;
+}
+
+/**
+ * The pipeline's import: the capture's rows from the checked temp copy `file` into the capture
+ * store, tagged with `captureId`; resolves with the summaries recorded on the capture. Must be
+ * idempotent (a job that died mid-import runs again). Throw CaptureRejected to fail the capture for
+ * good; anything else is retried.
+ */
+export type ImportStep = (file: string, captureId: number, info: CaptureInfo, opts: ImportStepOptions) => Promise<CaptureTableSummary[]>;
+
+/** The import step until the capture store's import is wired: the inspected tables as summaries, no rows copied. */
+export const recordInspectedTables: ImportStep = async (_file, _captureId, info) =>
+  info.tables.map((t) => ({ name: t.name, columns: t.columns, rows: t.rows, time_column: null, first: null, last: null }));
 
 export interface IngesterOptions {
   /** Largest capture read (storage.max_upload_size). */
@@ -41,12 +77,12 @@ export interface IngesterOptions {
   bytesPerSecond: number;
   /** Where captures are copied while they are checked (under data_dir). */
   tmpDir: string;
-  /** At most one progress write per interval, ms. @default 500 */
-  progressIntervalMs?: number;
   logger: RunnerLogger;
+  /** @default recordInspectedTables */
+  importStep?: ImportStep;
 }
 
-/** A failure the ingester recognises: a stable code, and whether retrying can help. */
+/** A refusal the ingester recognises: a stable code; retrying cannot help. */
 class Refused extends Error {
   constructor(
     readonly code: string,
@@ -56,73 +92,58 @@ class Refused extends Error {
   }
 }
 
-/** Time left for the inspection: the job's bound less what is spent, less a margin to record the outcome. */
+/** Time left for the inspection: the job's bound less what is spent, less a margin for import and record. */
 const RECORD_MARGIN_MS = 2000;
 
+/** The code of a transient failure in each step. */
+const STEP_CODES: Record<string, string> = { download: 'storage_error', import: 'import_error' };
+
 export class Ingester {
-  readonly #record: CaptureRecord;
+  readonly #importStep: ImportStep;
 
   constructor(
     private readonly db: Database,
     private readonly storage: ObjectStorage,
     private readonly opts: IngesterOptions,
   ) {
-    this.#record = new CaptureRecord(db);
+    this.#importStep = opts.importStep ?? recordInspectedTables;
   }
 
-  /** The JobRunner handler. */
-  readonly handle = (job: JobInfo<CaptureJob>, ctx: JobContext): Promise<void> => this.#run(job, ctx);
+  /** The JobRunner handler: resolves with the record step, run by the runner as the job's commit. */
+  readonly handle = (job: JobInfo<CaptureJob>, ctx: JobContext): Promise<JobCommit> => this.#run(job, ctx);
 
-  async #run(job: JobInfo<CaptureJob>, ctx: JobContext): Promise<void> {
+  async #run(job: JobInfo<CaptureJob>, ctx: JobContext): Promise<JobCommit> {
     const started = Date.now();
     const id = Number(job.payload?.captureId);
     const capture = Number.isInteger(id) ? await this.db.models.Capture.findByPk(id) : null;
-    if (!capture) throw new PermanentJobError(`capture ${job.payload?.captureId} does not exist`);
-    if (capture.state === 'ingested') return; // a re-run after the capture was recorded
-    const fence: Fence = { jobId: job.id, owner: job.leaseOwner, attempts: job.attempts };
-    if (!(await this.#record.begin(fence, capture.id))) throw new LeaseLostError();
+    if (!capture) throw new PermanentJobError(`capture ${job.payload?.captureId} does not exist`, 'capture_missing');
 
     await mkdir(this.opts.tmpDir, { recursive: true, mode: 0o700 });
     await this.#removeLeftovers(capture.id);
     const file = path.join(this.opts.tmpDir, `capture-${capture.id}-${job.attempts}-${randomBytes(6).toString('hex')}.sqlite`);
-    let last: CaptureProgress = { step: 'download', bytes: 0, total: capture.size === null ? null : Number(capture.size) };
-    const progress = new ProgressThrottle(
-      (p) => this.#record.progress(fence, capture.id, p as CaptureProgress),
-      this.opts.progressIntervalMs ?? 500,
-      (err) => this.opts.logger.warn('saving capture progress failed', { capture_id: capture.id, error: errorText(err) }),
-    );
+    let last: CaptureProgress = { step: 'download', bytes: 0, total: capture.size === null ? null : Number(capture.size), rows: 0 };
     const report = (p: CaptureProgress) => {
       last = p;
-      progress.report({ ...p });
+      ctx.progress({ ...p });
     };
+    report(last);
     try {
       const fetched = await this.#fetch(capture, file, ctx.signal, report);
-      report({ step: 'inspect', bytes: fetched.bytes, total: fetched.bytes });
-      let info: CaptureInfo;
-      try {
-        info = await inspectCapture(file, {
-          maxBytes: this.opts.maxBytes,
-          timeoutMs: Math.max(1000, this.opts.jobTimeoutMs - (Date.now() - started) - RECORD_MARGIN_MS),
-          signal: ctx.signal,
-          onStep: (step) => report({ step: `inspect:${step}`, bytes: fetched.bytes, total: fetched.bytes }),
-        });
-      } catch (err) {
-        if (err instanceof CaptureRejected) throw new Refused(err.reason, err.message);
-        throw err;
-      }
-      await progress.stop();
-      if (!(await this.#record.succeed(fence, capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info }))) {
-        throw new LeaseLostError();
-      }
+      const at = (step: string, rows = 0): CaptureProgress => ({ step, bytes: fetched.bytes, total: fetched.bytes, rows });
+      report(at('inspect'));
+      const info = await this.#inspect(file, ctx.signal, started, (step) => report(at(`inspect:${step}`)));
+      report(at('import'));
+      const tables = await this.#import(file, capture.id, info, ctx.signal, (p) => report({ ...at('import', p.rows), bytes: p.bytes || fetched.bytes }));
+      report(at('done', tables.reduce((n, t) => n + t.rows, 0)));
+      return this.#record(capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info, tables });
     } catch (err) {
-      await progress.stop();
-      await this.#recordFailure(job, fence, capture, err, ctx.signal, last);
+      throw this.#failure(err, ctx.signal, last.step);
     } finally {
       await rm(file, { force: true });
     }
   }
 
-  /** Copies the notified version of the object to `file`; returns its length and SHA-256. */
+  /** fetch: copies the notified version of the object to `file`; returns its length and SHA-256. */
   async #fetch(capture: Capture, file: string, signal: AbortSignal, report: (p: CaptureProgress) => void) {
     const stat = await this.storage.stat(capture.key);
     if (!stat) throw new Refused('object_missing', `Object ${capture.key} is no longer in storage.`);
@@ -145,7 +166,7 @@ export class Ingester {
         maxBytes: this.opts.maxBytes,
         bytesPerSecond: this.opts.bytesPerSecond,
         signal,
-        onBytes: (bytes) => report({ step: 'download', bytes, total: stat.size }),
+        onBytes: (bytes) => report({ step: 'download', bytes, total: stat.size, rows: 0 }),
       });
     } catch (err) {
       if (err instanceof ObjectTooLarge) throw new Refused('too_large', err.message);
@@ -155,23 +176,49 @@ export class Ingester {
     return got;
   }
 
-  async #recordFailure(job: JobInfo, fence: Fence, capture: Capture, err: unknown, signal: AbortSignal, last: CaptureProgress): Promise<never> {
+  /** inspect: the checked temp copy's pages and tables (CaptureRejected: refused for good). */
+  async #inspect(file: string, signal: AbortSignal, started: number, onStep: (step: string) => void): Promise<CaptureInfo> {
+    try {
+      return await inspectCapture(file, {
+        maxBytes: this.opts.maxBytes,
+        timeoutMs: Math.max(1000, this.opts.jobTimeoutMs - (Date.now() - started) - RECORD_MARGIN_MS),
+        signal,
+        onStep,
+      });
+    } catch (err) {
+      if (err instanceof CaptureRejected) throw new Refused(err.reason, err.message);
+      throw err;
+    }
+  }
+
+  /** import: the one call site of the import step. */
+  async #import(file: string, captureId: number, info: CaptureInfo, signal: AbortSignal, onProgress: (p: ImportProgress) => void): Promise<CaptureTableSummary[]> {
+    try {
+      return await this.#importStep(file, captureId, info, { signal, onProgress });
+    } catch (err) {
+      if (err instanceof CaptureRejected) throw new Refused(err.reason, err.message);
+      throw err;
+    }
+  }
+
+  /** record: the capture's results, written by the runner in the transaction that marks the job done. */
+  #record(captureId: number, done: { bytes: number; sha256: string; info: CaptureInfo; tables: CaptureTableSummary[] }): JobCommit {
+    const { Capture } = this.db.models;
+    return async (transaction) => {
+      await Capture.update(
+        { size: done.bytes, sha256: done.sha256, tables: JSON.stringify(done.tables), page_size: done.info.pageSize, page_count: done.info.pageCount },
+        { where: { id: captureId }, transaction },
+      );
+    };
+  }
+
+  /** What the runner is told: refusals are permanent with their code; the rest transient, coded by step. */
+  #failure(err: unknown, signal: AbortSignal, step: string): unknown {
     const reason: unknown = signal.aborted ? signal.reason : undefined;
-    if (err instanceof LeaseLostError || reason instanceof LeaseLostError) throw err;
-    if (reason instanceof RunnerStoppedError) {
-      await this.#record.release(fence, capture.id);
-      throw reason;
-    }
-    if (err instanceof Refused) {
-      await this.#record.failure(fence, capture.id, err.code, err.message, true, last);
-      throw new PermanentJobError(`${err.code}: ${err.message}`);
-    }
-    const cause = reason ?? err;
-    const final = job.attempts >= job.maxAttempts;
-    const code = last.step === 'download' ? 'storage_error' : 'ingest_error';
-    const message = final ? `gave up after ${job.attempts} attempts: ${errorText(cause)}` : errorText(cause);
-    await this.#record.failure(fence, capture.id, code, message, final, last);
-    throw cause;
+    if (err instanceof LeaseLostError || reason instanceof LeaseLostError || reason instanceof RunnerStoppedError) return reason ?? err;
+    if (err instanceof Refused) return new PermanentJobError(err.message, err.code);
+    if (err instanceof JobError) return err;
+    return new JobError(errorText(reason ?? err), STEP_CODES[step] ?? 'ingest_error');
   }
 
   /** Temp files of earlier attempts of this capture (a process that died mid-run leaves one). */

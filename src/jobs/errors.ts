@@ -1,16 +1,37 @@
 /**
- * Thrown by a job handler when retrying cannot help (a file that is not SQLite, a key that does
- * not exist): the job goes to `failed` at once with this message. Any other error is transient.
+ * A handler's failure with a stable, machine-readable code (snake_case, e.g. `not_sqlite`,
+ * `storage_error`), kept on the job as `error_code` next to the message. Transient: the job is
+ * retried with backoff while attempts are left.
  */
-export class PermanentJobError extends Error {
+export class JobError extends Error {
+  override name = 'JobError';
+  constructor(
+    message: string,
+    /** Stable snake_case code recorded as the job's error_code. */
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Thrown by a job handler when retrying cannot help (a file that is not SQLite, a key that does
+ * not exist): the job goes to `failed` at once with this message and code. Any other error is transient.
+ */
+export class PermanentJobError extends JobError {
   override name = 'PermanentJobError';
 }
 
+/** The code a failure carries (a JobError's), else null. */
+export function errorCode(err: unknown): string | null {
+  return err instanceof JobError ? err.code : null;
+}
+
 /** The AbortSignal reason when a job ran past its time bound (a transient failure). */
-export class JobTimeoutError extends Error {
+export class JobTimeoutError extends JobError {
   override name = 'JobTimeoutError';
   constructor(readonly timeoutMs: number) {
-    super(`job timed out after ${timeoutMs} ms`);
+    super(`job timed out after ${timeoutMs} ms`, 'timeout');
   }
 }
 

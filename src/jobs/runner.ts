@@ -1,12 +1,15 @@
 import PQueue from 'p-queue';
 import type { Database } from '../db/index.ts';
 import { backoffMs, type BackoffOptions } from './backoff.ts';
-import { JobTimeoutError, LeaseLostError, PermanentJobError, RunnerStoppedError } from './errors.ts';
+import { errorCode, JobTimeoutError, LeaseLostError, PermanentJobError, RunnerStoppedError } from './errors.ts';
 import type { JobInfo, JobProgress } from './job.ts';
 import { onJobEnqueued } from './wake-up.ts';
 import { newLeaseOwner, releaseLeaseOwner } from './lease-owner.ts';
 import { ProgressThrottle } from './progress.ts';
-import { errorText, RunnerStore, type Lease, type Outcome } from './store.ts';
+import { settleWithin } from './settle.ts';
+import { errorText, RunnerStore, type JobCommit, type Lease, type Outcome } from './store.ts';
+
+export type { JobCommit } from './store.ts';
 
 /** What a handler gets besides the job. */
 export interface JobContext {
@@ -16,8 +19,14 @@ export interface JobContext {
   progress(progress: JobProgress): void;
 }
 
-/** Runs one job. Must be idempotent: a job whose process died mid-run runs again. */
-export type JobHandler<P = unknown> = (job: JobInfo<P>, ctx: JobContext) => Promise<void>;
+/**
+ * Runs one job. Must be idempotent: a job whose process died mid-run runs again. It may resolve
+ * with a JobCommit: the runner runs it inside the write transaction that checks the lease and marks
+ * the job done, so the handler's results are recorded if and only if the job ends done under this
+ * claim (a run that lost its lease records nothing). Failures are thrown: a JobError's code is kept
+ * as the job's error_code; PermanentJobError fails the job at once, anything else is retried.
+ */
+export type JobHandler<P = unknown> = (job: JobInfo<P>, ctx: JobContext) => Promise<void | JobCommit>;
 
 /** The part of a logger the runner uses (src/log.ts's Logger fits). */
 export interface RunnerLogger {
@@ -67,26 +76,6 @@ export interface StopResult {
 interface Running {
   job: JobInfo;
   controller: AbortController;
-}
-
-/** Resolves or rejects with p; if signal aborts first, rejects with its reason once graceMs has passed. */
-function settleWithin<T>(p: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let grace: NodeJS.Timeout | undefined;
-    const onAbort = () => {
-      grace = setTimeout(() => reject(signal.reason), graceMs);
-    };
-    const done = () => {
-      clearTimeout(grace);
-      signal.removeEventListener('abort', onAbort);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => (done(), resolve(v)),
-      (e) => (done(), reject(e)),
-    );
-  });
 }
 
 /**
@@ -225,10 +214,12 @@ export class JobRunner {
 
     let error: unknown;
     let ok = false;
+    let commit: JobCommit | undefined;
     try {
-      if (!handler) throw new PermanentJobError(`no handler for job kind "${job.kind}"`);
+      if (!handler) throw new PermanentJobError(`no handler for job kind "${job.kind}"`, 'no_handler');
       const ctx: JobContext = { signal: controller.signal, progress: (p) => progress.report(p) };
-      await settleWithin(Promise.resolve().then(() => handler(job as JobInfo<never>, ctx)), controller.signal, abortGraceMs);
+      const result = await settleWithin(Promise.resolve().then(() => handler(job as JobInfo<never>, ctx)), controller.signal, abortGraceMs);
+      if (typeof result === 'function') commit = result;
       ok = true;
     } catch (err) {
       error = err;
@@ -240,21 +231,34 @@ export class JobRunner {
     const last = await progress.stop();
     const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
 
-    let outcome: Outcome;
-    if (ok) outcome = await this.#store.complete(lease, last);
-    else if (reason instanceof LeaseLostError) outcome = 'lost';
-    else if (reason instanceof RunnerStoppedError) outcome = await this.#store.release(lease, last);
-    else if (error instanceof PermanentJobError) outcome = await this.#store.fail(lease, errorText(error), last);
-    else {
-      const cause = reason instanceof JobTimeoutError ? reason : error;
-      const delay = backoffMs(lease.attempts, this.#opts.backoff);
-      outcome = await this.#store.retryOrFail(lease, job.maxAttempts, errorText(cause), delay, last);
+    let outcome: Outcome | undefined;
+    if (ok) {
+      try {
+        outcome = await this.#store.complete(lease, last, commit);
+      } catch (err) {
+        // The handler's commit threw: nothing of it nor "done" was written; a failure like any other.
+        ok = false;
+        error = err;
+      }
     }
+    if (outcome === undefined) outcome = await this.#failed(job, lease, reason, error, last);
     const run: RunOutcome = outcome === 'queued' ? (reason instanceof RunnerStoppedError ? 'released' : 'retry') : outcome;
     this.#opts.onOutcome?.(job.kind, run, Number(process.hrtime.bigint() - started) / 1e9);
     const fields = { id: job.id, kind: job.kind, attempt: lease.attempts, ...(ok ? {} : { error: errorText(reason ?? error) }) };
     if (outcome === 'done') this.#log.info('job done', fields);
     else this.#log.warn(`job ${outcome}`, fields);
+  }
+
+  /** Records a run that did not end done: lost, released, failed for good, or queued again after backoff. */
+  async #failed(job: JobInfo, lease: Lease, reason: unknown, error: unknown, last: JobProgress | undefined): Promise<Outcome> {
+    if (reason instanceof LeaseLostError) return 'lost';
+    if (reason instanceof RunnerStoppedError) return this.#store.release(lease, last);
+    if (error instanceof PermanentJobError) return this.#store.fail(lease, { message: errorText(error), code: error.code }, last);
+    const cause = reason instanceof JobTimeoutError ? reason : error;
+    const delay = backoffMs(lease.attempts, this.#opts.backoff);
+    // The handler's code wins (it knows what was timed out), else the cause's own.
+    const failure = { message: errorText(cause), code: errorCode(error) ?? errorCode(cause) };
+    return this.#store.retryOrFail(lease, job.maxAttempts, failure, delay, last);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Op, QueryTypes, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.ts';
 import type { Job } from '../db/models/job.ts';
 import { toJobInfo, type JobInfo, type JobProgress } from './job.ts';
@@ -21,6 +21,19 @@ export function errorText(err: unknown): string {
 }
 
 export type Outcome = 'done' | 'queued' | 'failed' | 'lost';
+
+/**
+ * Writes a handler hands back to be made in the same write transaction that checks the job's lease
+ * and marks it done: results and "done" commit together, or not at all. It must use only the
+ * transaction given (never db.writes.run: the write path is already held).
+ */
+export type JobCommit = (transaction: Transaction) => Promise<void>;
+
+/** A failure as the job records it. */
+export interface Failure {
+  message: string;
+  code: string | null;
+}
 
 /**
  * Every statement the runner runs against the job table. Reads go to the read connection;
@@ -61,7 +74,7 @@ export class RunnerStore {
       const rows = await this.db.sequelize.query<{ id: number }>(
         `UPDATE jobs
             SET state = 'running', attempts = attempts + 1, lease_owner = :owner,
-                lease_expires_at = :expires, updated_at = :now
+                lease_expires_at = :expires, updated_at = :now, started_at = :now, finished_at = NULL
           WHERE id = (SELECT id FROM jobs
                        WHERE state = 'queued' AND run_after <= :now AND kind IN (:kinds)
                        ORDER BY run_after, id LIMIT 1)
@@ -97,30 +110,39 @@ export class RunnerStore {
     return n === 1;
   }
 
-  async #finish(lease: Lease, values: Partial<Record<keyof Job, unknown>>, outcome: Outcome, progress?: JobProgress): Promise<Outcome> {
+  async #finish(lease: Lease, values: Partial<Record<keyof Job, unknown>>, outcome: Outcome, progress?: JobProgress, commit?: JobCommit): Promise<Outcome> {
     const update = { ...values, lease_owner: null, lease_expires_at: null } as Record<string, unknown>;
     if (progress !== undefined) update.progress = JSON.stringify(progress);
-    const [n] = await this.db.writes.run((transaction) =>
-      this.#Job.update(update, { where: this.#leaseWhere(lease), transaction }),
-    );
-    return n === 1 ? outcome : 'lost';
+    return this.db.writes.run(async (transaction) => {
+      const [n] = await this.#Job.update(update, { where: this.#leaseWhere(lease), transaction });
+      if (n !== 1) return 'lost';
+      // Still ours under the write lock: the handler's results commit with "done", or roll back with it.
+      if (commit) await commit(transaction);
+      return outcome;
+    });
   }
 
-  complete(lease: Lease, progress?: JobProgress): Promise<Outcome> {
-    return this.#finish(lease, { state: 'done', finished_at: new Date() }, 'done', progress);
+  /** Done; `commit` runs in the same transaction, only if the lease is still ours. Throws (nothing written) when commit throws. */
+  complete(lease: Lease, progress?: JobProgress, commit?: JobCommit): Promise<Outcome> {
+    return this.#finish(lease, { state: 'done', finished_at: new Date() }, 'done', progress, commit);
   }
 
   /** Failed for good, whatever the attempts left. */
-  fail(lease: Lease, error: string, progress?: JobProgress): Promise<Outcome> {
-    return this.#finish(lease, { state: 'failed', finished_at: new Date(), last_error: error }, 'failed', progress);
+  fail(lease: Lease, failure: Failure, progress?: JobProgress): Promise<Outcome> {
+    return this.#finish(lease, { state: 'failed', finished_at: new Date(), last_error: failure.message, error_code: failure.code }, 'failed', progress);
   }
 
   /** A transient failure: queued again after delayMs, or failed when no attempt is left. */
-  retryOrFail(lease: Lease, maxAttempts: number, error: string, delayMs: number, progress?: JobProgress): Promise<Outcome> {
+  retryOrFail(lease: Lease, maxAttempts: number, failure: Failure, delayMs: number, progress?: JobProgress): Promise<Outcome> {
     if (lease.attempts >= maxAttempts) {
-      return this.fail(lease, `gave up after ${lease.attempts} attempts: ${error}`, progress);
+      return this.fail(lease, { ...failure, message: `gave up after ${lease.attempts} attempts: ${failure.message}` }, progress);
     }
-    return this.#finish(lease, { state: 'queued', run_after: new Date(Date.now() + delayMs), last_error: error }, 'queued', progress);
+    return this.#finish(
+      lease,
+      { state: 'queued', run_after: new Date(Date.now() + delayMs), last_error: failure.message, error_code: failure.code },
+      'queued',
+      progress,
+    );
   }
 
   /** Gives the job back untouched (the runner is stopping): claimable at once, attempts kept. */
@@ -156,8 +178,8 @@ export class RunnerStore {
         const why = `lease of ${job.lease_owner ?? 'unknown owner'} lost (process died or stalled) during attempt ${job.attempts}`;
         const values =
           job.attempts >= job.max_attempts
-            ? { state: 'failed' as const, finished_at: now, last_error: `gave up after ${job.attempts} attempts: ${why}` }
-            : { state: 'queued' as const, run_after: now, last_error: why };
+            ? { state: 'failed' as const, finished_at: now, last_error: `gave up after ${job.attempts} attempts: ${why}`, error_code: 'lease_lost' }
+            : { state: 'queued' as const, run_after: now, last_error: why, error_code: 'lease_lost' };
         await job.update({ ...values, lease_owner: null, lease_expires_at: null }, { transaction });
         reclaimed++;
       }

@@ -3,6 +3,7 @@ import { openDatabase, type Database } from '../db/index.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { createStorage, type Storage } from '../storage/index.ts';
 import { CaptureWorker } from '../ingest/capture-worker.ts';
+import { CaptureNotices } from './captures/notices.ts';
 import { CaptureService } from './captures/service.ts';
 import { HealthChecks } from './doctor/health.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
@@ -39,6 +40,8 @@ export interface App {
   /** The write-side checks of GET /healthz (free space, writes, data file owners). */
   health: HealthChecks;
   captures: CaptureService;
+  /** The capture webhook: storage -> uploads -> captures. */
+  captureNotices: CaptureNotices;
   /** Starts the background tasks (only `rigd serve` does). */
   start(): Promise<void>;
   /** Stops background work, waits for queued writes, closes the database. */
@@ -80,8 +83,10 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
   const uploads = new UploadService(db, storage, directory, config, log);
-  const captures = new CaptureService(db, storage, config, log, (key, info) => uploads.observe(key, info));
-  uploads.onUploaded((upload) => captures.onUploaded(upload));
+  const captures = new CaptureService(db, storage, config, log);
+  // One direction: a completed upload hands its capture over; captures never call uploads.
+  uploads.onUploaded((upload) => captures.uploaded(upload));
+  const captureNotices = new CaptureNotices(storage, uploads, captures);
 
   const background: BackgroundTask[] = [new BucketCheck(storage, log), new UploadMonitor(db, storage, uploads, log), rigs.retention];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
@@ -101,6 +106,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     metrics,
     health: new HealthChecks(db, config),
     captures,
+    captureNotices,
     async start() {
       for (const task of background) {
         await task.start();

@@ -29,12 +29,12 @@ const setup = fixture(async () => {
   await report('rig7', 60_000, '');
   await report('rig8', 60_000, '3.5');
   await db.writes.run(async (transaction) => {
-    const { Upload, Capture } = db.models;
+    const { Upload, Capture, Job } = db.models;
     const expires = new Date(Date.now() + HOUR);
     await Upload.create({ rig_id: 'rig7', peer_address: '10.144.170.7', key: 'rig7/a.sqlite', expected_size: 2048, project: 'survey-1', url_expires_at: expires }, { transaction });
     await Upload.create({ rig_id: 'rig7', peer_address: '10.144.170.7', key: 'rig7/b\u001b[31m.log', expected_size: 10, project: null, url_expires_at: expires }, { transaction });
     await Upload.create({ rig_id: 'rig8', peer_address: '10.144.170.8', key: 'rig8/x.sqlite', expected_size: 1, project: null, url_expires_at: expires }, { transaction });
-    await Capture.create({ bucket: 'captures', key: 'rig7/a.sqlite', etag: 'e1', size: 2048, rig_id: 'rig7', project: 'survey-1', state: 'failed', error_code: 'not_sqlite' }, { transaction });
+    await Capture.create({ bucket: 'captures', key: 'rig7/a.sqlite', etag: 'e1', size: 2048, rig_id: 'rig7', project: 'survey-1', job_id: (await Job.create({ kind: 'capture', payload: '{}', max_attempts: 5, run_after: new Date(), state: 'failed', attempts: 1, error_code: 'not_sqlite', last_error: 'not a SQLite database' }, { transaction })).id }, { transaction });
     await Capture.create({ bucket: 'captures', key: 'rig8/x.sqlite', etag: 'e2', size: 1, rig_id: 'rig8', project: null }, { transaction });
   });
   await db.close();

@@ -37,7 +37,7 @@ test('rigd uploads, rigs and captures: rig-chosen control characters never reach
     );
     const q = await app.captures.queueObject({ key, etag: 'abc', size: 100, url: app.storage.objectUrl(key) });
     await app.db.writes.run((transaction) =>
-      app.db.models.Capture.update({ state: 'failed', error_code: 'not_sqlite', last_error: `bad header ${NASTY}` }, { where: { id: q.capture.id }, transaction }),
+      app.db.models.Job.update({ state: 'failed', error_code: 'not_sqlite', last_error: `bad header ${NASTY}` }, { where: { id: q.capture.job_id! }, transaction }),
     );
   } finally {
     await app.close();

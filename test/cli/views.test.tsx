@@ -133,7 +133,7 @@ test('captures --watch and ingest --wait views: download bar advancing, then the
   c = capture('ingesting', { step: 'download', bytes: 4096, total: 4096 });
   await until(view.lastFrame, (f) => f.includes(progressBar(1, 1)), 'download at 100 %');
   t.pass('the download bar advanced');
-  c = capture('ingested', null, { tables: [{ name: 'fixes', columns: [], rows: 12 }] });
+  c = capture('ingested', null, { tables: [{ name: 'fixes', columns: [], rows: 12, time_column: null, first: null, last: null }] });
   await until(view.lastFrame, (f) => f.includes('1 tables, 12 rows'), 'the result');
   t.pass('ingested: tables and rows');
   view.unmount();

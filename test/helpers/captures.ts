@@ -39,3 +39,8 @@ export function settledJob(app: App, id: number, timeoutMs = 5000) {
     `job ${id} to end`,
   );
 }
+
+/** The tables of a capture as made: name, columns and row count (the summaries' time fields left out). */
+export function tableShapes(tables: readonly { name: string; columns: { name: string; type: string }[]; rows: number }[] | null) {
+  return tables === null ? null : tables.map(({ name, columns, rows }) => ({ name, columns, rows }));
+}

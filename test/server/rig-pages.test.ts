@@ -45,13 +45,13 @@ test('setup: five rigs report from the VPN (one hostile); two are made stale and
     report('long-one', '10.144.170.6', { rig_serial: 'S-long', local_ip: '192.168.170.99', software_version: LONG_VERSION, git_branch: `b${'x'.repeat(127)}` }),
   ]);
   t.deepEqual(res.map((r) => r.status), [200, 200, 200, 200, 200], 'five reports accepted');
-  const { Rig, Upload, Capture } = s.app.db.models;
+  const { Rig, Upload, Capture, Job } = s.app.db.models;
   const ago = (ms: number) => new Date(Date.now() - ms);
   await s.app.db.writes.run(async (transaction) => {
     await Rig.update({ last_seen_at: ago(20 * 60_000) }, { where: { id: 'rig2' }, transaction });
     await Rig.update({ last_seen_at: ago(2 * 3600_000 + 60_000) }, { where: { id: 'rig1' }, transaction });
     await Upload.create({ rig_id: 'evil', peer_address: '10.144.170.4', key: `evil/${XSS_IMG}.sqlite`, expected_size: 10, project: null, url_expires_at: ago(-3600_000) }, { transaction });
-    await Capture.create({ bucket: 'captures', key: `evil/${XSS_BRANCH}.sqlite`, etag: 'e1', size: 10, rig_id: 'evil', project: null, state: 'failed', error_code: 'not_sqlite' }, { transaction });
+    await Capture.create({ bucket: 'captures', key: `evil/${XSS_BRANCH}.sqlite`, etag: 'e1', size: 10, rig_id: 'evil', project: null, job_id: (await Job.create({ kind: 'capture', payload: '{}', max_attempts: 5, run_after: new Date(), state: 'failed', attempts: 1, error_code: 'not_sqlite', last_error: 'not a SQLite database' }, { transaction })).id }, { transaction });
   });
 });
 

@@ -68,10 +68,17 @@ test('user token (raw header, Bearer, cookie): 200, the seed body and both cooki
     ['Bearer', { authorization: `Bearer ${ana.token}` }],
     ['token cookie', { cookie: `token=${ana.token}` }],
   ];
+  let captureId = 0;
   for (const [i, [how, headers]] of transports.entries()) {
     const res = await hook({ url }, headers);
     t.equal(res.status, 200, `${how}: 200`);
-    t.deepEqual(res.json(), { token: ana.token, data: { success: true, url, queued: i === 0 } }, `${how}: exactly the seed fields (queued ${i === 0}: the first call queues, later ones find it ingested)`);
+    if (i === 0) captureId = res.json().data.capture?.id;
+    const state = i === 0 ? res.json().data.capture?.state : 'ingested';
+    t.deepEqual(
+      res.json(),
+      { token: ana.token, data: { success: true, url, queued: true, capture: { id: captureId, state } } },
+      `${how}: the seed fields and the capture (queued true: the first call queues, later ones find it ingested)`,
+    );
     t.equal(res.headers['content-type'], 'application/json; charset=utf-8', `${how}: JSON`);
     t.equal(res.headers['vary'], 'Accept, Origin', `${how}: Vary as the seed`);
     const token = res.cookies.find((c) => c.startsWith('token='));
@@ -92,7 +99,8 @@ test('user token (raw header, Bearer, cookie): 200, the seed body and both cooki
   t.equal((await s.app.captures.list()).captures.length, 1, 'three webhooks, one capture');
   t.equal(await s.app.db.models.Job.count(), 1, 'one job');
   const res = await hook({ url }, { authorization: ana.token });
-  t.equal(res.json().data.queued, false, 'ingested: no longer queued');
+  t.deepEqual([res.json().data.queued, res.json().data.capture], [true, { id: captureId, state: 'ingested' }], 'a repeat for an ingested capture: queued true, the capture ingested');
+  t.equal(await s.app.db.models.Job.count(), 1, 'still one job');
 });
 
 test('webhook token: 200 with an empty token and no cookies; never from a cookie; wrong or missing: 401', async (t) => {
@@ -100,7 +108,8 @@ test('webhook token: 200 with an empty token and no cookies; never from a cookie
   const url = `${base}/captures/rig1/a.sqlite`;
   const res = await hook({ url }, { authorization: `Bearer ${WEBHOOK_TOKEN}` });
   t.equal(res.status, 200, 'Bearer <webhook token>: 200');
-  t.deepEqual(res.json(), { token: '', data: { success: true, url, queued: false } }, 'token is "" (the webhook token is not a session and is never echoed)');
+  const [c] = (await s.app.captures.list()).captures;
+  t.deepEqual(res.json(), { token: '', data: { success: true, url, queued: true, capture: { id: c.id, state: 'ingested' } } }, 'token is "" (the webhook token is not a session and is never echoed)');
   t.deepEqual(res.cookies, [], 'no cookies');
   t.notOk(res.text.includes(WEBHOOK_TOKEN), 'the webhook token is nowhere in the body');
   t.equal((await hook({ url }, { authorization: WEBHOOK_TOKEN })).status, 200, 'raw Authorization header: 200');
@@ -148,7 +157,17 @@ test('the same object by webhook and by MinIO event: one capture; event keys are
   const capId = (await s.app.captures.list()).captures.find((c) => c.key === key)!.id;
   t.deepEqual(
     byEvent.json(),
-    { token: '', data: { success: true, url, queued: true, objects: [{ key, queued: true, capture: { id: capId, state: byEvent.json().data.objects[0].capture.state } }], ignored: 0 } },
+    {
+      token: '',
+      data: {
+        success: true,
+        url,
+        queued: true,
+        capture: { id: capId, state: byEvent.json().data.capture.state },
+        objects: [{ key, queued: true, capture: { id: capId, state: byEvent.json().data.objects[0].capture.state } }],
+        ignored: 0,
+      },
+    },
     'event: still queued, url of the object, the object named with its capture',
   );
   const quoted = await hook(minioEvent(key, `"${info.etag}"`, info.size), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
@@ -160,7 +179,7 @@ test('the same object by webhook and by MinIO event: one capture; event keys are
   t.deepEqual([done.state, done.tables?.[0].rows], ['ingested', 4000], 'ingested with its row count');
 
   const removed = await hook(minioEvent(key, info.etag, info.size, 'captures', 's3:ObjectRemoved:Delete'), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
-  t.deepEqual([removed.status, removed.json().data.queued], [200, false], 'a removal event: acknowledged, nothing queued');
+  t.deepEqual([removed.status, removed.json().data.queued, removed.json().data.reason, removed.json().data.capture], [200, false, 'no_capture_objects', null], 'a removal event: acknowledged, nothing queued, why');
   const log = await hook(minioEvent('rig2/log.txt', info.etag, 10), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
   t.deepEqual([log.status, log.json().data.queued], [200, false], 'a log file event: acknowledged, not a capture');
   t.equal((await s.app.captures.list()).captures.filter((c) => c.key === 'rig2/log.txt').length, 0, 'no capture for the log');
@@ -251,7 +270,9 @@ test('storage events: a user token gets 403 and queues nothing; the seed body st
   t.equal(await s.app.db.models.Capture.count(), captures, 'no capture');
   const url = s.app.storage.objectUrl(key);
   const seed = await hook({ url }, { authorization: ana.token });
-  t.deepEqual([seed.status, seed.json()], [200, { token: ana.token, data: { success: true, url, queued: true } }], 'the seed\'s {url} with a user token: 200, queued');
+  const made_ = (await s.app.captures.list()).captures.find((c) => c.key === key)!;
+  t.deepEqual([seed.status, seed.json()], [200, { token: ana.token, data: { success: true, url, queued: true, capture: { id: made_.id, state: seed.json().data.capture?.state } } }], 'the seed\'s {url} with a user token: 200, queued, its capture');
+  t.ok(['queued', 'ingesting', 'ingested'].includes(seed.json().data.capture?.state), `capture state ${seed.json().data.capture?.state}`);
   await settled(s.app, (await s.app.captures.list()).captures.find((c) => c.key === key)!.id);
 });
 
@@ -281,7 +302,7 @@ test('storage events: a missing object queues nothing; a forged etag and size ar
   const missing = await hook(minioEvent('rig9/ghost.sqlite', 'deadbeefdeadbeefdeadbeefdeadbeef', 4096), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
   t.equal(missing.status, 200, 'missing object: 200 (storage may have deleted it since)');
   const data = missing.json().data;
-  t.deepEqual([data.queued, data.reason], [false, 'object_not_found'], 'queued false, reason object_not_found');
+  t.deepEqual([data.queued, data.reason, data.capture], [false, 'object_not_found', null], 'queued false, reason object_not_found, no capture');
   t.deepEqual(data.objects, [{ key: 'rig9/ghost.sqlite', queued: false, capture: null, reason: 'object_not_found' }], 'the record says so');
   t.equal(await s.app.db.models.Job.count(), jobs, 'no job');
   t.equal(await s.app.db.models.Capture.count({ where: { key: 'rig9/ghost.sqlite' } }), 0, 'no capture');
@@ -316,6 +337,50 @@ test('50 webhooks at once: 50 x 200, 50 captures, 50 jobs, all ingested', async 
   t.equal(ids.length, 50, '50 captures');
   const done = await Promise.all(ids.map((id) => settled(s.app, id, 120_000)));
   t.ok(done.every((c) => c.state === 'ingested'), 'all 50 ingested');
+});
+
+test('a failed capture: queued false with reason capture_failed and the capture; a file that is no capture: not_a_capture_file', async (t) => {
+  const key = 'rig4/broken.sqlite';
+  const junk = path.join(files, 'junk.sqlite');
+  (await import('node:fs')).writeFileSync(junk, 'this is not a database at all\n'.repeat(200));
+  await putFile(s.app, key, junk);
+  const url = s.app.storage.objectUrl(key);
+  const first = await hook({ url }, { authorization: ana.token });
+  t.deepEqual([first.status, first.json().data.queued], [200, true], 'queued at first');
+  const id = first.json().data.capture.id;
+  const failed = await settled(s.app, id);
+  t.deepEqual([failed.state, failed.error_code], ['failed', 'not_sqlite'], 'it fails: not_sqlite');
+  const again = await hook({ url }, { authorization: ana.token });
+  t.deepEqual(again.json().data, { success: true, url, queued: false, capture: { id, state: 'failed' }, reason: 'capture_failed' }, 'a repeat: queued false, reason capture_failed');
+  const event = await hook(minioEvent(key, 'x', 1), { authorization: `Bearer ${WEBHOOK_TOKEN}` });
+  t.deepEqual(
+    [event.json().data.queued, event.json().data.reason, event.json().data.objects[0]],
+    [false, 'capture_failed', { key, queued: false, capture: { id, state: 'failed' }, reason: 'capture_failed' }],
+    'the same by a storage event',
+  );
+  await putFile(s.app, 'rig4/notes.txt', junk);
+  const txt = await hook({ url: s.app.storage.objectUrl('rig4/notes.txt') }, { authorization: ana.token });
+  t.deepEqual([txt.status, txt.json().data], [200, { success: true, url: s.app.storage.objectUrl('rig4/notes.txt'), queued: false, capture: null, reason: 'not_a_capture_file' }], 'not a capture file: nothing queued, why');
+  t.equal(await s.app.db.models.Capture.count({ where: { key: 'rig4/notes.txt' } }), 0, 'no capture for it');
+});
+
+test('40 duplicate webhooks for one object at once: one capture, one job, 40 x 200 queued true', async (t) => {
+  const key = 'dup/one.sqlite';
+  await putFile(s.app, key, made.path);
+  const url = s.app.storage.objectUrl(key);
+  const jobsBefore = await s.app.db.models.Job.count();
+  const results = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      i % 2 === 0 ? hook({ url }, { authorization: ana.token }) : hook(minioEvent(key, 'any', 1), { authorization: `Bearer ${WEBHOOK_TOKEN}` }),
+    ),
+  );
+  t.deepEqual(results.map((r) => r.status), results.map(() => 200), '40 x 200, no error');
+  const ids = new Set(results.map((r) => r.json().data.capture?.id));
+  t.equal(ids.size, 1, 'every answer names the same capture');
+  t.ok(results.every((r) => r.json().data.queued === true), 'each says queued');
+  t.equal(await s.app.db.models.Capture.count({ where: { key } }), 1, 'one capture');
+  t.equal((await s.app.db.models.Job.count()) - jobsBefore, 1, 'one job');
+  await settled(s.app, [...ids][0]);
 });
 
 test('GET /api/v1/captures: token, filters, pages; GET /api/v1/captures/:id', async (t) => {

@@ -61,7 +61,7 @@ export async function ingestCommand(target: string, opts: IngestOptions, cmd: Co
     const q = await app.captures.queueTarget(target, { retryFailed: true });
     let c = q.capture;
     const what = `capture ${c.id} (${c.key})`;
-    out(q.created ? `${what} queued` : q.queued ? `${what} is already queued` : `${what} is already ${c.state}`);
+    out(q.enqueued ? `${what} queued${q.created ? '' : ' again'}` : `${what} is already ${c.state}`);
     if (!opts.wait) return c;
     if (!opts.json && process.stdout.isTTY) return waitWithBar(app, c);
     const started = Date.now();

@@ -15,7 +15,9 @@ export function captureProgress(c: CaptureView): string {
   if (c.state === 'ingesting' && p) {
     if (p.step === 'download' && p.total) return `${progressBar(p.bytes, p.total)}  ${formatBytes(p.bytes)} / ${formatBytes(p.total)}`;
     if (p.step === 'download') return `download ${formatBytes(p.bytes)}`;
+    if (p.step === 'import') return `import ${p.rows ?? 0} rows`;
     return p.step;
   }
+  if (c.state === 'uploaded') return 'not queued (rigd ingest queues it)';
   return c.state === 'queued' ? 'waiting for rigd serve' : '';
 }

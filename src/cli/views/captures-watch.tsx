@@ -20,7 +20,7 @@ const HEADER = ['ID', 'STATE', 'RIG', 'PROJECT', 'KEY', 'PROGRESS / RESULT', 'UP
 /** Per column: 0 always shown; on a narrow terminal the highest number goes first. */
 const PRIORITY = [0, 0, 3, 4, 1, 0, 2];
 
-const STATE_COLOUR: Record<string, string> = { queued: 'cyan', ingesting: 'yellow', ingested: 'green', failed: 'red' };
+const STATE_COLOUR: Record<string, string> = { uploaded: 'gray', queued: 'cyan', ingesting: 'yellow', ingested: 'green', failed: 'red' };
 
 /** `rigd captures --watch`: captures and their ingestion, a progress bar while downloading; q quits. */
 export function CapturesWatch({ load, intervalMs, colour, now = () => new Date() }: CapturesWatchProps) {

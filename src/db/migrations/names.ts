@@ -10,4 +10,5 @@ export const MIGRATION_NAMES = [
   '20261122-0004-uploads',
   '20261122-0005-captures',
   '20261123-0001-rig-reports-by-version',
+  '20261123-0002-capture-state-in-jobs',
 ] as const;

@@ -19,6 +19,8 @@ export function initModels(sequelize: Sequelize) {
     Capture: Capture.initModel(sequelize),
   };
   models.Session.belongsTo(models.User, { foreignKey: 'user_id', as: 'user', onDelete: 'CASCADE' });
+  // A capture's run state is its job's (read through this join).
+  models.Capture.belongsTo(models.Job, { foreignKey: 'job_id', as: 'job', constraints: false });
   return models;
 }
 

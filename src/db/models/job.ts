@@ -3,7 +3,7 @@ import { DataTypes, Model, type CreationOptional, type InferAttributes, type Inf
 export const JOB_STATES = ['queued', 'running', 'done', 'failed'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-/** A durable background job (src/ingest): queued -> running -> done | failed, retried while queued. */
+/** A durable background job (src/jobs): queued -> running -> done | failed, retried while queued. */
 export class Job extends Model<InferAttributes<Job>, InferCreationAttributes<Job>> {
   declare id: CreationOptional<number>;
   /** Which handler runs it, e.g. "capture". */
@@ -20,10 +20,14 @@ export class Job extends Model<InferAttributes<Job>, InferCreationAttributes<Job
   declare lease_owner: CreationOptional<string | null>;
   declare lease_expires_at: CreationOptional<Date | null>;
   declare last_error: CreationOptional<string | null>;
+  /** Stable snake_case code of the last failure (a JobError's code), e.g. "storage_error". */
+  declare error_code: CreationOptional<string | null>;
   /** JSON text reported by the handler, e.g. {"step":"download","bytes":1024}. */
   declare progress: CreationOptional<string | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
+  /** When the latest attempt was claimed. */
+  declare started_at: CreationOptional<Date | null>;
   declare finished_at: CreationOptional<Date | null>;
 
   static initModel(sequelize: Sequelize): typeof Job {
@@ -41,9 +45,11 @@ export class Job extends Model<InferAttributes<Job>, InferCreationAttributes<Job
         lease_owner: { type: DataTypes.STRING(128), allowNull: true },
         lease_expires_at: { type: DataTypes.DATE, allowNull: true },
         last_error: { type: DataTypes.TEXT, allowNull: true },
+        error_code: { type: DataTypes.STRING(64), allowNull: true },
         progress: { type: DataTypes.TEXT, allowNull: true },
         created_at: DataTypes.DATE,
         updated_at: DataTypes.DATE,
+        started_at: { type: DataTypes.DATE, allowNull: true },
         finished_at: { type: DataTypes.DATE, allowNull: true },
       },
       { sequelize, modelName: 'Job', tableName: 'jobs', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },

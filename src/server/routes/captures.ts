@@ -21,19 +21,30 @@ const notice = Joi.alternatives(
     .description('A MinIO bucket notification (only with ingest.webhook_token).'),
 );
 
+const captureRef = Joi.object({ id: Joi.number().integer().required(), state: Joi.string().valid(...CAPTURE_STATES).required() })
+  .allow(null)
+  .description('The capture of that object version and its state; null when there is none.');
+
+const reason = Joi.string()
+  .valid('object_not_found', 'not_a_capture_file', 'no_capture_objects', ...CAPTURE_STATES.map((s) => `capture_${s}`))
+  .description('Why nothing is or will be ingested (only when queued is false).');
+
 const noticeResult = Joi.object({
   token: Joi.string().allow('').required().description('The user token; empty when ingest.webhook_token authorised the call.'),
   data: Joi.object({
     success: Joi.boolean().required(),
     url: Joi.string().allow('').required(),
-    queued: Joi.boolean().required(),
-    reason: Joi.string(),
+    queued: Joi.boolean()
+      .required()
+      .description('True when the file is queued for ingestion: its capture is queued, being ingested, or ingested (a repeat notice included).'),
+    capture: captureRef.required(),
+    reason,
     objects: Joi.array().items(
       Joi.object({
         key: Joi.string().required(),
         queued: Joi.boolean().required(),
-        capture: Joi.object({ id: Joi.number().integer().required(), state: Joi.string().valid(...CAPTURE_STATES).required() }).allow(null).required(),
-        reason: Joi.string(),
+        capture: captureRef.required(),
+        reason,
       }),
     ),
     ignored: Joi.number().integer(),
@@ -68,7 +79,7 @@ export function captureRoutes(app: App): ServerRoute[] {
         plugins: { openapi: { payload: notice, errors: [403, 404, 422] } },
         handler: async (request, h) => {
           const user = webhookUser(request);
-          const result = await app.captures.notify(request.payload, user ? 'user' : 'webhook');
+          const result = await app.captureNotices.notify(request.payload, user ? 'user' : 'webhook');
           // A user gets the seed's token and cookies; the webhook token is not a session: "" and no cookies.
           if (user) setSessionCookies(request, h, user);
           return { token: user ? user.token : '', data: { success: true, ...result } };

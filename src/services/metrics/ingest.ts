@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Reader } from '../../db/reader.ts';
-import { CAPTURE_STATES } from '../../db/models/capture.ts';
+import { CAPTURE_STATES, captureStateSql } from '../../db/models/capture-state.ts';
 import { JOB_STATES } from '../../db/models/job.ts';
 import { CAPTURE_JOB } from '../../ingest/ingester.ts';
 import type { RunOutcome } from '../../jobs/runner.ts';
@@ -9,7 +9,12 @@ import { sharedRead } from './shared-read.ts';
 const SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 async function countBy(reader: Reader, table: 'jobs' | 'captures'): Promise<Map<string, number>> {
-  const rows = await reader.all<{ state: string; n: number | string }>(`SELECT state, COUNT(*) AS n FROM ${table} GROUP BY state`);
+  // A capture's state is its job's, read through the join.
+  const sql =
+    table === 'jobs'
+      ? 'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state'
+      : `SELECT ${captureStateSql('j')} AS state, COUNT(*) AS n FROM captures c LEFT JOIN jobs j ON j.id = c.job_id GROUP BY 1`;
+  const rows = await reader.all<{ state: string; n: number | string }>(sql);
   return new Map(rows.map((r) => [r.state, Number(r.n)]));
 }
 
@@ -44,7 +49,7 @@ export class IngestMetrics {
     });
     new Gauge({
       name: 'rigd_captures',
-      help: 'Captures by state (queued, ingesting, ingested, failed).',
+      help: 'Captures by state (uploaded, queued, ingesting, ingested, failed), derived from their jobs.',
       labelNames: ['state'],
       registers,
       async collect() {

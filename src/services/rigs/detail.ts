@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import type { CaptureState } from '../../db/models/capture.ts';
+import { captureStateSql, type CaptureState } from '../../db/models/capture-state.ts';
 import type { UploadState } from '../../db/models/upload.ts';
 import type { Reader } from '../../db/reader.ts';
 import { rigAvailability, type Availability } from './availability.ts';
@@ -119,7 +119,10 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
     ),
     reader.all<{ n: number }>('SELECT COUNT(*) AS n FROM uploads WHERE rig_id = ?', [rig.id]),
     reader.all<{ id: number; key: string; state: CaptureState; size: number | null; project: string | null; error_code: string | null; created_at: string | Date; updated_at: string | Date }>(
-      'SELECT id, key, state, size, project, error_code, created_at, updated_at FROM captures WHERE rig_id = ? ORDER BY id DESC LIMIT ?',
+      `SELECT c.id, c.key, ${captureStateSql('j')} AS state, c.size, c.project, j.error_code,
+              c.created_at, CASE WHEN j.updated_at > c.updated_at THEN j.updated_at ELSE c.updated_at END AS updated_at
+         FROM captures c LEFT JOIN jobs j ON j.id = c.job_id
+        WHERE c.rig_id = ? ORDER BY c.id DESC LIMIT ?`,
       [rig.id, DETAIL_ITEMS],
     ),
     reader.all<{ n: number }>('SELECT COUNT(*) AS n FROM captures WHERE rig_id = ?', [rig.id]),

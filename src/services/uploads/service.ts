@@ -54,7 +54,8 @@ export interface ReceivedPut {
   signal?: AbortSignal;
 }
 
-export type UploadedListener = (upload: Upload) => Promise<void> | void;
+/** Told of each completed upload (captures take over capture files: the one hand-over, uploads -> captures). */
+export type UploadedListener = (upload: Upload) => Promise<unknown> | void;
 
 interface NewUpload {
   rigId: string | null;
