@@ -7,7 +7,8 @@
  * an already-checked handle, reading only the plain tables named in sqlite_schema.
  */
 import type { Database } from 'sqlite3';
-import { CaptureRejected, type CaptureTable } from './capture-file.ts';
+import type { CaptureTable } from './capture-protocol.ts';
+import { CaptureRejected } from './capture-rejected.ts';
 import { printable } from './capture-schema.ts';
 
 export interface ReadOptions {

@@ -1,0 +1,109 @@
+/**
+ * The import's reading side, in the capture child (after openChecked and readTables): streams every
+ * row of every plain table to rigd in batches bounded by rows and by bytes, waiting for rigd's ack
+ * after each (one batch in flight, so memory stays bounded on both sides).
+ *
+ * Rows are read in key order, one keyset page per batch: `WHERE rowid > ? ORDER BY rowid LIMIT n`
+ * for ordinary tables; WITHOUT ROWID tables by their primary key, `WHERE (k1, k2) > (?, ?) ORDER BY
+ * k1, k2` (row values; no OFFSET, so every page costs the same). A page's size is measured first with
+ * octet_length (read from the record header: a large value is not loaded to be measured), so a batch
+ * takes as many rows as fit in the byte bound, and at least one.
+ */
+import type { Database } from 'sqlite3';
+import { reservedName } from '../db/capture-store/layout.ts';
+import type { CaptureTable, ImportRequest, RawTimeSpan } from './capture-protocol.ts';
+import { all, quoteIdent } from './capture-reader.ts';
+import { CaptureRejected } from './capture-rejected.ts';
+import { printable } from './capture-schema.ts';
+import { timeColumn } from './import-time.ts';
+
+/** Sends one batch and resolves once rigd has taken it. */
+export type BatchSink = (table: string, rows: unknown[][], bytes: number) => Promise<void>;
+
+/** Most primary-key columns of a WITHOUT ROWID table (two bounds must fit the variable limit). */
+export const MAX_KEY_COLUMNS = 7;
+/** Counted per value on top of its octet length (the storage class, the framing). */
+const VALUE_OVERHEAD = 8;
+
+const unsupported = (text: string) => new CaptureRejected('unsupported_schema', `Capture schema is not supported: ${text}.`);
+
+/** Refuses what the store cannot hold: a column named capture_id, a table named like a store index. */
+export function checkStorable(tables: readonly CaptureTable[]): void {
+  for (const t of tables) {
+    if (reservedName('table', t.name)) throw unsupported(`table ${printable(t.name)} has a name the capture store reserves`);
+    const c = t.columns.find((x) => reservedName('column', x.name));
+    if (c) throw unsupported(`table ${printable(t.name)} has a column named ${printable(c.name)}, which the capture store reserves`);
+  }
+}
+
+/** The key columns to page by: a rowid alias not taken by a column, or the primary key of a WITHOUT ROWID table. */
+async function keyOf(db: Database, table: CaptureTable): Promise<string[]> {
+  const listed = (await all<{ name: string; wr: number }>(db, 'PRAGMA main.table_list')).find((t) => t.name === table.name);
+  if (listed?.wr) {
+    const info = await all<{ name: string; pk: number }>(db, `PRAGMA main.table_info(${quoteIdent(table.name)})`);
+    const pk = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+    if (pk.length === 0 || pk.length > MAX_KEY_COLUMNS) {
+      throw unsupported(`WITHOUT ROWID table ${printable(table.name)} has a primary key of ${pk.length} columns (at most ${MAX_KEY_COLUMNS})`);
+    }
+    return pk.map(quoteIdent);
+  }
+  const taken = new Set(table.columns.map((c) => c.name.toLowerCase()));
+  const alias = ['rowid', '_rowid_', 'oid'].find((a) => !taken.has(a));
+  if (!alias) throw unsupported(`table ${printable(table.name)} has columns named rowid, _rowid_ and oid`);
+  return [alias];
+}
+
+/** Streams the rows of `table` through `sink`; returns how many rows it sent. */
+async function streamTable(db: Database, table: CaptureTable, opts: ImportRequest, sink: BatchSink): Promise<number> {
+  const key = await keyOf(db, table);
+  const from = `FROM main.${quoteIdent(table.name)}`;
+  const keys = key.map((k, i) => `${k} AS k${i}`).join(', ');
+  const order = `ORDER BY ${key.join(', ')}`;
+  const after = key.length === 1 ? `${key[0]} > ?` : `(${key.join(', ')}) > (${key.map(() => '?').join(', ')})`;
+  const sizes = table.columns.map((c, i) => `octet_length(${quoteIdent(c.name)}) AS s${i}`).join(', ');
+  const values = table.columns.map((c, i) => `${quoteIdent(c.name)} AS c${i}`).join(', ');
+  let last: unknown[] | null = null;
+  let sent = 0;
+  for (;;) {
+    const where: string = last ? `WHERE ${after}` : '';
+    const params: unknown[] = last ?? [];
+    const measured = await allWith<Record<string, number | null>>(db, `SELECT ${sizes} ${from} ${where} ${order} LIMIT ${opts.batchRows}`, params);
+    if (measured.length === 0) return sent;
+    let n = 0;
+    let bytes = 0;
+    for (const row of measured) {
+      let size = 0;
+      for (let i = 0; i < table.columns.length; i++) size += (row[`s${i}`] ?? 0) + VALUE_OVERHEAD;
+      if (n > 0 && bytes + size > opts.batchBytes) break;
+      bytes += size;
+      n++;
+    }
+    const got: Record<string, unknown>[] = await allWith<Record<string, unknown>>(db, `SELECT ${keys}, ${values} ${from} ${where} ${order} LIMIT ${n}`, params);
+    const rows = got.map((r) => table.columns.map((_, i) => r[`c${i}`]));
+    const tail: Record<string, unknown> = got[got.length - 1]!;
+    last = key.map((_, i) => tail[`k${i}`]);
+    await sink(table.name, rows, bytes);
+    sent += rows.length;
+    if (measured.length < opts.batchRows && n === measured.length) return sent;
+  }
+}
+
+function allWith<T>(db: Database, sql: string, params: unknown[]): Promise<T[]> {
+  return new Promise((resolve, reject) => db.all(sql, params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))));
+}
+
+/** Streams every table, then reads the min and max of each table's time column. */
+export async function streamTables(db: Database, tables: readonly CaptureTable[], opts: ImportRequest, sink: BatchSink): Promise<RawTimeSpan[]> {
+  for (const table of tables) {
+    const sent = await streamTable(db, table, opts, sink);
+    if (sent !== table.rows) throw new Error(`read ${sent} rows of ${printable(table.name)}, counted ${table.rows}`);
+  }
+  const spans: RawTimeSpan[] = [];
+  for (const table of tables) {
+    const column = timeColumn(table.columns);
+    if (!column) continue;
+    const [row] = await all<{ lo: unknown; hi: unknown }>(db, `SELECT min(${quoteIdent(column)}) AS lo, max(${quoteIdent(column)}) AS hi FROM main.${quoteIdent(table.name)}`);
+    spans.push({ table: table.name, column, min: row?.lo ?? null, max: row?.hi ?? null });
+  }
+  return spans;
+}
