@@ -100,4 +100,6 @@ process.on('message', (msg: ChildRequest | { type: 'ack' }) => {
     });
 });
 let serving = false;
+// rigd gone (killed with -9 mid-import): nobody is left to read what this process would send.
+process.on('disconnect', () => process.exit(1));
 void send({ type: 'step', step: 'started' });
