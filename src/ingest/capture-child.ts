@@ -67,7 +67,8 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     );
     step = 'tables';
     await send({ type: 'step', step });
-    const tables = await readTables(db, { maxValueBytes: req.maxValueBytes });
+    const widest = new Map<string, number>();
+    const tables = await readTables(db, { maxValueBytes: req.maxValueBytes, widest });
     const pageSize = Number((await all<{ page_size: number }>(db, 'PRAGMA main.page_size'))[0]!.page_size);
     const pageCount = Number((await all<{ page_count: number }>(db, 'PRAGMA main.page_count'))[0]!.page_count);
     if (!req.import) return { type: 'result', ok: true, pageSize, pageCount, tables };
@@ -76,7 +77,7 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     step = 'import';
     await send({ type: 'step', step });
     await sendAndWait({ type: 'tables', tables });
-    const spans = await streamTables(db, tables, req.import, (table, rows, bytes) => sendAndWait({ type: 'batch', table, rows, bytes }));
+    const spans = await streamTables(db, tables, widest, req.import, (table, rows, bytes) => sendAndWait({ type: 'batch', table, rows, bytes }));
     return { type: 'result', ok: true, pageSize, pageCount, tables, spans };
   } catch (err) {
     if (err instanceof CaptureRejected) return rejected(err.reason, err.message);

@@ -5,7 +5,9 @@
  *
  * Rows are read in key order, one keyset page per batch: `WHERE rowid > ? ORDER BY rowid LIMIT n`
  * for ordinary tables; WITHOUT ROWID tables by their primary key, `WHERE (k1, k2) > (?, ?) ORDER BY
- * k1, k2` (row values; no OFFSET, so every page costs the same). A page's size is measured first with
+ * k1, k2` (row values; no OFFSET, so every page costs the same). The inspection measured each
+ * table's widest possible row (the sum of its columns' longest values); where that many rows of that
+ * width fit the byte bound, a page is read at once, else its sizes are measured first with
  * octet_length (read from the record header: a large value is not loaded to be measured), so a batch
  * takes as many rows as fit in the byte bound, and at least one.
  */
@@ -53,8 +55,19 @@ async function keyOf(db: Database, table: CaptureTable): Promise<string[]> {
   return [alias];
 }
 
+/** Bytes of a row's values as sent (strings counted per UTF-16 unit, close enough for a bound). */
+function rowBytes(row: unknown[]): number {
+  let n = 0;
+  for (const v of row) {
+    n += VALUE_OVERHEAD;
+    if (typeof v === 'string') n += v.length;
+    else if (v instanceof Uint8Array) n += v.byteLength;
+  }
+  return n;
+}
+
 /** Streams the rows of `table` through `sink`; returns how many rows it sent. */
-async function streamTable(db: Database, table: CaptureTable, opts: ImportRequest, sink: BatchSink): Promise<number> {
+async function streamTable(db: Database, table: CaptureTable, widest: number, opts: ImportRequest, sink: BatchSink): Promise<number> {
   const key = await keyOf(db, table);
   const from = `FROM main.${quoteIdent(table.name)}`;
   const keys = key.map((k, i) => `${k} AS k${i}`).join(', ');
@@ -64,9 +77,22 @@ async function streamTable(db: Database, table: CaptureTable, opts: ImportReques
   const values = table.columns.map((c, i) => `${quoteIdent(c.name)} AS c${i}`).join(', ');
   let last: unknown[] | null = null;
   let sent = 0;
+  // Rows per page when the widest row is known to fit: no measuring needed.
+  const rowBound = widest + VALUE_OVERHEAD * table.columns.length;
+  const unmeasured = Math.min(opts.batchRows, Math.floor(opts.batchBytes / Math.max(rowBound, 1)));
   for (;;) {
     const where: string = last ? `WHERE ${after}` : '';
     const params: unknown[] = last ?? [];
+    if (unmeasured >= 1) {
+      const got: Record<string, unknown>[] = await allWith(db, `SELECT ${keys}, ${values} ${from} ${where} ${order} LIMIT ${unmeasured}`, params);
+      if (got.length === 0) return sent;
+      const rows = got.map((r) => table.columns.map((_, i) => r[`c${i}`]));
+      last = key.map((_, i) => got[got.length - 1]![`k${i}`]);
+      await sink(table.name, rows, rows.reduce((n, r) => n + rowBytes(r), 0));
+      sent += rows.length;
+      if (got.length < unmeasured) return sent;
+      continue;
+    }
     const measured = await allWith<Record<string, number | null>>(db, `SELECT ${sizes} ${from} ${where} ${order} LIMIT ${opts.batchRows}`, params);
     if (measured.length === 0) return sent;
     let n = 0;
@@ -93,9 +119,16 @@ function allWith<T>(db: Database, sql: string, params: unknown[]): Promise<T[]> 
 }
 
 /** Streams every table, then reads the min and max of each table's time column. */
-export async function streamTables(db: Database, tables: readonly CaptureTable[], opts: ImportRequest, sink: BatchSink): Promise<RawTimeSpan[]> {
+export async function streamTables(
+  db: Database,
+  tables: readonly CaptureTable[],
+  widest: ReadonlyMap<string, number>,
+  opts: ImportRequest,
+  sink: BatchSink,
+): Promise<RawTimeSpan[]> {
   for (const table of tables) {
-    const sent = await streamTable(db, table, opts, sink);
+    // Unknown width: Infinity makes every page measured.
+    const sent = await streamTable(db, table, widest.get(table.name) ?? Infinity, opts, sink);
     if (sent !== table.rows) throw new Error(`read ${sent} rows of ${printable(table.name)}, counted ${table.rows}`);
   }
   const spans: RawTimeSpan[] = [];
