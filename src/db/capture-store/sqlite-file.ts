@@ -20,7 +20,7 @@ const PRAGMAS = [
   `PRAGMA busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`,
   'PRAGMA trusted_schema = OFF',
   // A 16 MiB page cache: a large import spills to the WAL instead of growing rigd's memory.
-  'PRAGMA cache_size = -16384',
+  'PRAGMA cache_size = -4096',
   'PRAGMA cache_spill = ON',
   // After a checkpoint, a WAL that a large import grew is cut back to 64 MiB.
   'PRAGMA journal_size_limit = 67108864',
