@@ -22,6 +22,24 @@ import { timeColumn } from './import-time.ts';
 /** Sends one batch and resolves once rigd has taken it. */
 export type BatchSink = (table: string, rows: unknown[][], bytes: number) => Promise<void>;
 
+/**
+ * One batch in flight: the next page is read while rigd writes the last one, and sent once rigd has
+ * acked it (so the child holds two batches at most, rigd one).
+ */
+class Flow {
+  #inFlight: Promise<void> = Promise.resolve();
+  constructor(private readonly sink: BatchSink) {}
+
+  async send(table: string, rows: unknown[][], bytes: number): Promise<void> {
+    await this.#inFlight;
+    this.#inFlight = this.sink(table, rows, bytes);
+  }
+
+  drained(): Promise<void> {
+    return this.#inFlight;
+  }
+}
+
 /** Most primary-key columns of a WITHOUT ROWID table (two bounds must fit the variable limit). */
 export const MAX_KEY_COLUMNS = 7;
 /** Counted per value on top of its octet length (the storage class, the framing). */
@@ -67,7 +85,7 @@ function rowBytes(row: unknown[]): number {
 }
 
 /** Streams the rows of `table` through `sink`; returns how many rows it sent. */
-async function streamTable(db: Database, table: CaptureTable, widest: number, opts: ImportRequest, sink: BatchSink): Promise<number> {
+async function streamTable(db: Database, table: CaptureTable, widest: number, opts: ImportRequest, flow: Flow): Promise<number> {
   const key = await keyOf(db, table);
   const from = `FROM main.${quoteIdent(table.name)}`;
   const keys = key.map((k, i) => `${k} AS k${i}`).join(', ');
@@ -88,7 +106,7 @@ async function streamTable(db: Database, table: CaptureTable, widest: number, op
       if (got.length === 0) return sent;
       const rows = got.map((r) => table.columns.map((_, i) => r[`c${i}`]));
       last = key.map((_, i) => got[got.length - 1]![`k${i}`]);
-      await sink(table.name, rows, rows.reduce((n, r) => n + rowBytes(r), 0));
+      await flow.send(table.name, rows, rows.reduce((n, r) => n + rowBytes(r), 0));
       sent += rows.length;
       if (got.length < unmeasured) return sent;
       continue;
@@ -108,7 +126,7 @@ async function streamTable(db: Database, table: CaptureTable, widest: number, op
     const rows = got.map((r) => table.columns.map((_, i) => r[`c${i}`]));
     const tail: Record<string, unknown> = got[got.length - 1]!;
     last = key.map((_, i) => tail[`k${i}`]);
-    await sink(table.name, rows, bytes);
+    await flow.send(table.name, rows, bytes);
     sent += rows.length;
     if (measured.length < opts.batchRows && n === measured.length) return sent;
   }
@@ -126,11 +144,13 @@ export async function streamTables(
   opts: ImportRequest,
   sink: BatchSink,
 ): Promise<RawTimeSpan[]> {
+  const flow = new Flow(sink);
   for (const table of tables) {
     // Unknown width: Infinity makes every page measured.
-    const sent = await streamTable(db, table, widest.get(table.name) ?? Infinity, opts, sink);
+    const sent = await streamTable(db, table, widest.get(table.name) ?? Infinity, opts, flow);
     if (sent !== table.rows) throw new Error(`read ${sent} rows of ${printable(table.name)}, counted ${table.rows}`);
   }
+  await flow.drained();
   const spans: RawTimeSpan[] = [];
   for (const table of tables) {
     const column = timeColumn(table.columns);

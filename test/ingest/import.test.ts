@@ -228,7 +228,7 @@ test('batches are bounded by bytes as well as rows: 1 MiB blobs travel a few at 
   );
   const steps: number[] = [];
   let last = 0;
-  await importCapture(cap.path, 400, store, { ...OPTS, onProgress: (p) => (steps.push(p.rows - last), (last = p.rows)) });
+  await importCapture(cap.path, 400, store, { ...OPTS, batchBytes: 4 * 1024 * 1024, onProgress: (p) => (steps.push(p.rows - last), (last = p.rows)) });
   t.equal(steps.reduce((a, b) => a + b, 0), 40, 'all 40 rows');
   t.ok(steps.length >= 10 && steps.every((n) => n <= 4), `at most 4 MiB per batch (${steps.join(',')})`);
   const [row] = await storeQuery<{ n: number; b: number }>(dataDir, 'SELECT count(*) AS n, sum(length(data)) AS b FROM fat WHERE capture_id = 400');
