@@ -12,11 +12,12 @@
  * them (no duplicates). Imports into one store take turns.
  *
  * Throws CaptureRejected when the file is refused (do not retry); anything else may be retried.
+ * Steps reported (onStep): those of the inspection ('header' ... 'tables'), then 'import'.
  */
 import type { CaptureTableSummary } from '../db/capture-store/layout.ts';
 import type { CaptureStoreWriter, StoreTable } from '../db/capture-store/writer.ts';
 import { abortError, runChild, type ChildSuccess } from './capture-child-run.ts';
-import { checkCaptureFile, childRequest, type InspectOptions } from './capture-file.ts';
+import { checkCaptureFile, childRequest, type CaptureInfo, type InspectOptions } from './capture-file.ts';
 import type { CaptureTable } from './capture-protocol.ts';
 import { BatchChannel } from './import-batches.ts';
 import { timeColumn, timeSpan } from './import-time.ts';
@@ -46,6 +47,8 @@ export interface ImportOptions extends Pick<InspectOptions, 'memoryLimitMb' | 'm
   /** Aborting kills the child and rolls back; the promise rejects with an AbortError. */
   signal?: AbortSignal;
   onProgress?: (p: ImportProgress) => void;
+  /** What inspectCapture would have answered (size, pages, tables, SQLite version), once committed. */
+  onInspected?: (info: CaptureInfo) => void;
   /** @default BATCH_ROWS */
   batchRows?: number;
   /** @default BATCH_BYTES */
@@ -57,7 +60,7 @@ export async function importCapture(file: string, captureId: number, store: Capt
   const started = Date.now();
   if (opts.signal?.aborted) throw abortError('import');
   opts.onStep?.('header');
-  await checkCaptureFile(file, opts.maxBytes);
+  const { sizeBytes, header } = await checkCaptureFile(file, opts.maxBytes);
 
   // Stops the child when the store fails (or the caller aborts).
   const stop = new AbortController();
@@ -96,6 +99,13 @@ export async function importCapture(file: string, captureId: number, store: Capt
     const announce: StoreTable[] = tables.map((t) => ({ name: t.name, columns: t.columns }));
     const written = await store.replace(captureId, announce, channel, (p) => opts.onProgress?.({ rows: p.rows, bytes: p.bytes, table: p.table }));
     const result: ChildSuccess = await child;
+    opts.onInspected?.({
+      sizeBytes,
+      pageSize: result.pageSize,
+      pageCount: result.pageCount,
+      tables: result.tables,
+      ...(header.sqliteVersion !== undefined ? { sqliteVersion: header.sqliteVersion } : {}),
+    });
     return summaries(tables, written.rows, result);
   } catch (err) {
     stop.abort();

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import test from 'tape';
 import { openCaptureStore, type SqliteCaptureStore } from '../../src/db/capture-store/index.ts';
-import { CaptureRejected } from '../../src/ingest/capture-file.ts';
+import { CaptureRejected, type CaptureInfo } from '../../src/ingest/capture-file.ts';
 import { importCapture, type ImportOptions, type ImportProgress } from '../../src/ingest/import.ts';
 import { corruptPage, makeCapture, makeHostileCapture, truncateCopy, type HostileKind, type MadeCapture } from '../helpers/capture-files.ts';
 import { countRows, sqlCapture, storeQuery } from '../helpers/capture-store.ts';
@@ -42,7 +42,11 @@ test('three tables with blobs and NULLs: every row and value lands, with capture
   one = await first();
   const cap = one;
   const progress: ImportProgress[] = [];
-  const tables = await importCapture(cap.path, 1, store, { ...OPTS, onProgress: (p) => progress.push(p) });
+  const steps: string[] = [];
+  let info: CaptureInfo | undefined;
+  const tables = await importCapture(cap.path, 1, store, { ...OPTS, onProgress: (p) => progress.push(p), onStep: (s) => steps.push(s), onInspected: (i) => (info = i) });
+  t.deepEqual(steps, ['header', 'started', 'opened', 'schema', 'quick_check', 'tables', 'import'], 'the inspection steps, then the import');
+  t.deepEqual([info?.sizeBytes, info?.pageSize, info?.tables.map((x) => x.rows)], [cap.sizeBytes, 4096, [2500, 3, 3]], 'what the inspection found');
   t.deepEqual(
     tables.map((x) => [x.name, x.rows, x.columns.map((c) => c.name).join(',')]),
     [['frames', 2500, 'id,ts,data,extra'], ['sensors', 3, 'name,reading,seen_at'], ['notes', 3, 'body,created']],
