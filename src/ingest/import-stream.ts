@@ -57,7 +57,7 @@ export function checkStorable(tables: readonly CaptureTable[]): void {
 }
 
 /** The key columns to page by: a rowid alias not taken by a column, or the primary key of a WITHOUT ROWID table. */
-async function keyOf(db: Database, table: CaptureTable): Promise<string[]> {
+async function keyOf(db: Database, table: CaptureTable): Promise<{ key: string[]; rowid: boolean }> {
   const listed = (await all<{ name: string; wr: number }>(db, 'PRAGMA main.table_list')).find((t) => t.name === table.name);
   if (listed?.wr) {
     const info = await all<{ name: string; pk: number }>(db, `PRAGMA main.table_info(${quoteIdent(table.name)})`);
@@ -65,12 +65,12 @@ async function keyOf(db: Database, table: CaptureTable): Promise<string[]> {
     if (pk.length === 0 || pk.length > MAX_KEY_COLUMNS) {
       throw unsupported(`WITHOUT ROWID table ${printable(table.name)} has a primary key of ${pk.length} columns (at most ${MAX_KEY_COLUMNS})`);
     }
-    return pk.map(quoteIdent);
+    return { key: pk.map(quoteIdent), rowid: false };
   }
   const taken = new Set(table.columns.map((c) => c.name.toLowerCase()));
   const alias = ['rowid', '_rowid_', 'oid'].find((a) => !taken.has(a));
   if (!alias) throw unsupported(`table ${printable(table.name)} has columns named rowid, _rowid_ and oid`);
-  return [alias];
+  return { key: [alias], rowid: true };
 }
 
 /** Bytes of a row's values as sent (strings counted per UTF-16 unit, close enough for a bound). */
@@ -86,11 +86,12 @@ function rowBytes(row: unknown[]): number {
 
 /** Streams the rows of `table` through `sink`; returns how many rows it sent. */
 async function streamTable(db: Database, table: CaptureTable, widest: number, opts: ImportRequest, flow: Flow): Promise<number> {
-  const key = await keyOf(db, table);
+  const { key, rowid } = await keyOf(db, table);
   const from = `FROM main.${quoteIdent(table.name)}`;
-  const keys = key.map((k, i) => `${k} AS k${i}`).join(', ');
+  // A rowid travels as text and back (exact beyond 2^53, where a JavaScript number is not).
+  const keys = rowid ? `CAST(${key[0]} AS TEXT) AS k0` : key.map((k, i) => `${k} AS k${i}`).join(', ');
   const order = `ORDER BY ${key.join(', ')}`;
-  const after = key.length === 1 ? `${key[0]} > ?` : `(${key.join(', ')}) > (${key.map(() => '?').join(', ')})`;
+  const after = rowid ? `${key[0]} > CAST(? AS INTEGER)` : `(${key.join(', ')}) > (${key.map(() => '?').join(', ')})`;
   const sizes = table.columns.map((c, i) => `octet_length(${quoteIdent(c.name)}) AS s${i}`).join(', ');
   const values = table.columns.map((c, i) => `${quoteIdent(c.name)} AS c${i}`).join(', ');
   let last: unknown[] | null = null;

@@ -208,16 +208,21 @@ test('two imports at once take turns: both complete, no SQLITE_BUSY', async (t) 
   t.equal(switches, 1, `one after the other, not interleaved (${order.length} progress reports)`);
 });
 
-test('a WITHOUT ROWID table and a table with a column named rowid are read whole, in key order', async (t) => {
+test('a WITHOUT ROWID table, a table with a column named rowid and rowids beyond 2^53 are read whole, in key order', async (t) => {
   const cap = await sqlCapture(
     path.join(dir, 'keys.sqlite'),
     'CREATE TABLE kv (k TEXT, n INTEGER, v BLOB, PRIMARY KEY (k, n)) WITHOUT ROWID',
     "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 2345) INSERT INTO kv SELECT 'k' || (i % 7), i, randomblob(10) FROM s",
     'CREATE TABLE odd (rowid TEXT, x INTEGER)',
+    // rowids beyond 2^53, one apart: paging by them must be exact.
+    'CREATE TABLE far (id INTEGER PRIMARY KEY, v TEXT)',
+    "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 250) INSERT INTO far SELECT 9223372036854775807 - i, 'v' || i FROM s",
     "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1500) INSERT INTO odd SELECT 'r' || i, i FROM s",
   );
   const tables = await importCapture(cap.path, 300, store, { ...OPTS, batchRows: 100 });
-  t.deepEqual(tables.map((x) => [x.name, x.rows]), [['kv', 2345], ['odd', 1500]], 'all rows');
+  t.deepEqual(tables.map((x) => [x.name, x.rows]), [['kv', 2345], ['odd', 1500], ['far', 250]], 'all rows');
+  const [far] = await storeQuery<{ n: number }>(dataDir, 'SELECT count(DISTINCT v) AS n FROM far WHERE capture_id = 300');
+  t.equal(far!.n, 250, 'rowids near 2^63, one apart, each row once');
   const [kv] = await storeQuery<{ n: number; s: number }>(dataDir, 'SELECT count(DISTINCT k || n) AS n, sum(n) AS s FROM kv WHERE capture_id = 300');
   t.deepEqual([kv!.n, kv!.s], [2345, (2345 * 2346) / 2], 'each key once');
   const [odd] = await storeQuery<{ n: number; s: number }>(dataDir, 'SELECT count(DISTINCT "rowid") AS n, sum(x) AS s FROM odd WHERE capture_id = 300');
