@@ -125,6 +125,7 @@ export function buildProgram(): Command {
   sub('backup')
     .description('write a consistent copy of the database to FILE (safe while rigd serve runs)')
     .argument('<file>', 'where to write the copy (must not exist)')
+    .option('--capture-store <file>', 'also write a consistent copy of the capture store there (it can be large)')
     .option('--json', 'JSON only')
     .action(lazy(() => import('./commands/backup.ts'), (m) => m.backupCommand));
 

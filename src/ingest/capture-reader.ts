@@ -7,12 +7,15 @@
  * an already-checked handle, reading only the plain tables named in sqlite_schema.
  */
 import type { Database } from 'sqlite3';
-import { CaptureRejected, type CaptureTable } from './capture-file.ts';
+import type { CaptureTable } from './capture-protocol.ts';
+import { CaptureRejected } from './capture-rejected.ts';
 import { printable } from './capture-schema.ts';
 
 export interface ReadOptions {
   /** Largest single string or blob value allowed, bytes. */
   maxValueBytes: number;
+  /** Filled with the widest row each table can have: the sum of its columns' longest values, bytes. */
+  widest?: Map<string, number>;
 }
 
 /** Columns measured per scan; keeps each statement short (SQL length, VDBE program size). */
@@ -58,6 +61,7 @@ export async function readTables(db: Database, opts: ReadOptions): Promise<Captu
     }
     const columns = info.map((c) => ({ name: c.name, type: c.type ?? '' }));
     let rows = 0;
+    let widest = 0;
     if (columns.length === 0) {
       rows = Number((await all<{ n: number }>(db, `SELECT count(*) AS n FROM main.${table}`))[0]!.n);
     }
@@ -71,6 +75,7 @@ export async function readTables(db: Database, opts: ReadOptions): Promise<Captu
       rows = Number(row!.n);
       chunk.forEach((c, i) => {
         const longest = row![`m${i}`];
+        widest += typeof longest === 'number' ? longest : 0;
         if (typeof longest === 'number' && longest > opts.maxValueBytes) {
           throw new CaptureRejected(
             'row_too_large',
@@ -79,6 +84,7 @@ export async function readTables(db: Database, opts: ReadOptions): Promise<Captu
         }
       });
     }
+    opts.widest?.set(name, widest);
     tables.push({ name, columns, rows });
   }
   return tables;

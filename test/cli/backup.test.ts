@@ -125,3 +125,28 @@ test('backup files and their temp files are 0600 (they hold password hashes and 
   t.deepEqual([...new Set(seen)].map((m) => m.toString(8)), ['600'], 'the temp file is 0600 from the start');
   t.equal(statSync(path.join(dir, 'c.sqlite')).mode & 0o777, 0o600, 'and the finished backup too');
 });
+
+test('backup --capture-store also copies the capture store (0600, every committed row); without a store it says why', async (t) => {
+  const dataDir = tmpDir();
+  const env = { RIGD_DATA_DIR: dataDir };
+  t.equal((await rigd(['migrate'], { env })).code, 0, 'migrate');
+  const out = tmpDir();
+  const none = await rigd(['backup', path.join(out, 'a.sqlite'), '--capture-store', path.join(out, 'a-store.sqlite')], { env });
+  t.notEqual(none.code, 0, 'fails without a store');
+  t.match(none.stderr, /capture store backup failed: .*does not exist: no capture has been imported yet/, `says why: ${none.stderr.trim()}`);
+
+  const { openCaptureStore } = await import('../../src/db/capture-store/index.ts');
+  const store = await openCaptureStore(dataDir);
+  await store.replace(7, [{ name: 'readings', columns: [{ name: 'v', type: 'INTEGER' }] }], (async function* () {
+    yield { table: 'readings', rows: Array.from({ length: 250 }, (_, i) => [i]), bytes: 2000 };
+  })());
+  await store.close();
+  const target = path.join(out, 'b-store.sqlite');
+  const res = await rigd(['backup', path.join(out, 'b.sqlite'), '--capture-store', target, '--json'], { env });
+  t.equal(res.code, 0, `exit 0 ${res.stderr}`);
+  const json = JSON.parse(res.stdout) as { file: string; capture_store: { file: string; bytes: number } };
+  t.equal(json.capture_store.file, target, 'the JSON names the store copy');
+  t.equal(statSync(target).mode & 0o777, 0o600, 'the store copy is 0600');
+  const [row] = await query<{ n: number }>(target, 'SELECT count(*) AS n FROM readings WHERE capture_id = 7');
+  t.equal(row!.n, 250, 'every row');
+});

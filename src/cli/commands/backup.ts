@@ -14,15 +14,28 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** `rigd backup FILE`: a consistent copy of the database, safe while rigd serve runs. */
-export async function backupCommand(file: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
+/**
+ * `rigd backup FILE [--capture-store FILE2]`: a consistent copy of the database (and, when asked, of
+ * the capture store), safe while rigd serve runs.
+ */
+export async function backupCommand(file: string, opts: { json?: boolean; captureStore?: string }, cmd: Command): Promise<void> {
   const config = await configFor(cmd);
   const { backupDatabase } = await import('../../db/backup.ts');
   const result = await backupDatabase(config.data_dir, file).catch((err: unknown) => {
     throw new BackupFailed(`backup failed: ${message(err)}`);
   });
-  if (opts.json) return printJson(result);
-  printLines(`backed up the database to ${result.file} (${formatBytes(result.bytes)}, integrity_check ok)`);
+  let store: { file: string; bytes: number } | undefined;
+  if (opts.captureStore) {
+    const { backupCaptureStore } = await import('../../db/capture-store/backup.ts');
+    store = await backupCaptureStore(config.data_dir, opts.captureStore).catch((err: unknown) => {
+      throw new BackupFailed(`backed up the database to ${result.file}, but the capture store backup failed: ${message(err)}`);
+    });
+  }
+  if (opts.json) return printJson(store ? { ...result, capture_store: store } : result);
+  printLines(
+    `backed up the database to ${result.file} (${formatBytes(result.bytes)}, integrity_check ok)`,
+    ...(store ? [`backed up the capture store to ${store.file} (${formatBytes(store.bytes)}, quick_check ok)`] : []),
+  );
 }
 
 /** `rigd restore FILE`: replaces the database with a verified backup; refuses while rigd serve runs. */

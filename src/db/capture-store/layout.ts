@@ -8,9 +8,15 @@
  *   capture_id INTEGER NOT NULL   -- captures.id in the service database (rig and project are there)
  *   <the capture's columns>       -- added as captures bring new ones; a capture lacking one leaves NULL
  *
- * and an index on capture_id. Names keep the capture's spelling (SQLite compares them without regard
- * to case, so `Frames` and `frames` are one table). A capture's own column named capture_id is
- * refused (unsupported_schema); tables named sqlite_* never reach the store.
+ * and an index on capture_id named `<table>.capture_id` ({@link captureIdIndexName}). Names keep the
+ * spelling of the capture that first brought them (SQLite compares them without regard to case, so
+ * `Frames` and `frames` are one table). A capture's own column named capture_id is refused
+ * (unsupported_schema), and so is a table whose name ends in `.capture_id` (it would clash with an
+ * index); tables named sqlite_* never reach the store.
+ *
+ * A column's type in the store is the affinity ({@link affinity}) of the type declared by the first
+ * capture that brought it; a column declared without a type gets none, so every value keeps its own
+ * storage class (blobs stay blobs, NULLs stay NULL). Columns are only ever added, never dropped.
  */
 import path from 'node:path';
 
@@ -19,6 +25,21 @@ export const CAPTURE_STORE_FILE = 'capture-store.sqlite';
 
 /** The column that ties a row to its capture. */
 export const CAPTURE_ID_COLUMN = 'capture_id';
+
+/** Suffix of the index on capture_id; capture tables ending with it are refused. */
+export const CAPTURE_ID_INDEX_SUFFIX = '.capture_id';
+
+/** The name of the index on capture_id of a store table. */
+export function captureIdIndexName(table: string): string {
+  return `${table}${CAPTURE_ID_INDEX_SUFFIX}`;
+}
+
+/** Whether a capture's table or column name cannot be stored as is (see the layout above). */
+export function reservedName(kind: 'table' | 'column', name: string): boolean {
+  const lower = name.toLowerCase();
+  if (kind === 'column') return lower === CAPTURE_ID_COLUMN;
+  return lower.startsWith('sqlite_') || lower.endsWith(CAPTURE_ID_INDEX_SUFFIX);
+}
 
 export function captureStorePath(dataDir: string): string {
   return path.join(path.resolve(dataDir), CAPTURE_STORE_FILE);
@@ -45,6 +66,15 @@ export interface CaptureTableSummary {
   /** Earliest and latest value of time_column as ISO 8601 (UTC), null when none could be read as a time. */
   first: string | null;
   last: string | null;
+}
+
+/**
+ * The type a store column is declared with: the affinity of the capture's declared type, or none
+ * (BLOB affinity, no conversion) when the capture declared none or a plain BLOB.
+ */
+export function storeColumnType(declared: string): '' | Exclude<Affinity, 'BLOB'> {
+  const a = affinity(declared);
+  return a === 'BLOB' ? '' : a;
 }
 
 /** SQLite's column affinity of a declared type (https://sqlite.org/datatype3.html, 3.1). */

@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'sqlite3';
+import { CAPTURE_STORE_FILE } from '../../db/capture-store/layout.ts';
 import { DB_FILE } from '../../db/file.ts';
 import { MIGRATION_NAMES } from '../../db/migrations/names.ts';
 import { errorText, fail, ok, warn, type Finding } from './finding.ts';
@@ -47,6 +48,26 @@ export async function checkDatabase(dataDir: string): Promise<Finding[]> {
     return [ok('database', `${file} opens, quick_check ok, ${MIGRATION_NAMES.length} migrations applied, none pending`)];
   } catch (err) {
     return [fail('database', `${file} cannot be used: ${errorText(err)}`, `give the rigd user read and write access to ${path.dirname(file)} and the database files in it`)];
+  } finally {
+    await new Promise<void>((resolve) => (db ? db.close(() => resolve()) : resolve()));
+  }
+}
+
+/**
+ * The capture store (capture-store.sqlite, the imported rows of captures) opens read-only and lists
+ * its tables. No quick_check: the store can be far larger than the service database.
+ */
+export async function checkCaptureStore(dataDir: string): Promise<Finding> {
+  const file = path.resolve(dataDir, CAPTURE_STORE_FILE);
+  if (!existsSync(file)) return ok('capture_store', `${file} does not exist yet (the first capture import creates it)`);
+  let db: Database | undefined;
+  try {
+    db = await openReadOnly(file);
+    const [row] = await all<{ n: number }>(db, "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'");
+    const mb = (statSync(file).size / 1e6).toFixed(1);
+    return ok('capture_store', `${file} opens: ${row?.n ?? 0} capture tables, ${mb} MB`);
+  } catch (err) {
+    return fail('capture_store', `${file} cannot be used: ${errorText(err)}`, `give the rigd user read and write access to ${file}; if it is damaged, stop rigd, move it aside and re-import the captures`);
   } finally {
     await new Promise<void>((resolve) => (db ? db.close(() => resolve()) : resolve()));
   }

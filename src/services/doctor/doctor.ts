@@ -8,7 +8,7 @@ import { EnvFileError } from '../../errors.ts';
 import type { Config } from '../../config/schema.ts';
 import { checkDataDir, checkDiskSpace, checkVpnInterface } from './host.ts';
 import { checkServer, checkUploadHost } from './network.ts';
-import { checkDatabase } from './database.ts';
+import { checkCaptureStore, checkDatabase } from './database.ts';
 import { checkDataFiles } from './files.ts';
 import { dataDirOwner, handOver } from '../data-files.ts';
 import { errorText, fail, ok, type Finding } from './finding.ts';
@@ -50,6 +50,7 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
   checks.push(checkDataFiles(config.data_dir));
   try {
     checks.push(...(await checkDatabase(config.data_dir)));
+    checks.push(await checkCaptureStore(config.data_dir));
     checks.push(...(await checkStorage(config)));
   } finally {
     handOver(config.data_dir, owner, { createdSince: started });

@@ -1,0 +1,107 @@
+// Capture import throughput and memory: builds a capture of about 200 MB (several tables, mixed types,
+// NULLs and blobs), imports it into a fresh capture store through the sandboxed child, and prints
+// rows/s, MB/s, the RSS growth of this process (rigd's side: it writes the store) and the peak RSS of
+// the capture child. Target: parent RSS growth <= 64 MB.
+// Run by hand: npm run bench:capture-import
+// Env: BENCH_MB (default 200), BENCH_BATCH_BYTES (default the import's), BENCH_KEEP=1 keeps the files.
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import sqlite3 from 'sqlite3';
+import { captureStorePath, openCaptureStore } from '../src/db/capture-store/index.ts';
+import { importCapture } from '../src/ingest/import.ts';
+
+const TARGET_MB = Number(process.env.BENCH_MB ?? 200);
+/** The formulas below come out at about 83% of the size asked for. */
+const SCALE = 1.2;
+const MB = 1_000_000;
+
+function exec(db: sqlite3.Database, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => db.exec(sql, (err) => (err ? reject(err) : resolve())));
+}
+
+const rows = (n: number, select: string, table: string) =>
+  `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${n}) INSERT INTO ${table} SELECT ${select} FROM s`;
+
+/** A capture of about `mb` MB: ~40% readings (numbers, text, NULLs), ~15% events (JSON-ish text), ~45% frames (blobs). */
+async function makeCapture(file: string, mb: number): Promise<number> {
+  const db: sqlite3.Database = await new Promise((resolve, reject) => {
+    const d: sqlite3.Database = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(d)));
+  });
+  const readings = Math.round((mb * MB * 0.4) / 60);
+  const events = Math.round((mb * MB * 0.15) / 220);
+  const frames = Math.round((mb * MB * 0.45) / 16_500);
+  await exec(db, 'PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN');
+  await exec(db, 'CREATE TABLE readings (id INTEGER PRIMARY KEY, sensor TEXT, value REAL, quality INTEGER, taken_at INTEGER)');
+  await exec(db, rows(readings, "n, 'sensor-' || (n % 64), n * 0.25, CASE WHEN n % 7 = 0 THEN NULL ELSE n % 100 END, 1700000000 + n", 'readings'));
+  await exec(db, 'CREATE TABLE events (id INTEGER PRIMARY KEY, kind TEXT, detail TEXT, at DATETIME)');
+  await exec(db, rows(events, "n, 'kind' || (n % 12), '{\"seq\":' || n || ',\"msg\":\"' || hex(randomblob(80)) || '\"}', datetime(1700000000 + n, 'unixepoch')", 'events'));
+  await exec(db, 'CREATE TABLE frames (id INTEGER PRIMARY KEY, camera INTEGER, data BLOB, note)');
+  await exec(db, rows(frames, "n, n % 4, randomblob(16000 + (n % 1000)), CASE WHEN n % 2 = 0 THEN NULL ELSE x'cafe' END", 'frames'));
+  await exec(db, 'COMMIT');
+  await new Promise<void>((resolve) => db.close(() => resolve()));
+  return statSync(file).size;
+}
+
+function rssKb(): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(path.join(tmpdir(), 'rigd-bench-capture-import-'));
+  try {
+    const file = path.join(work, 'capture.sqlite');
+    const size = await makeCapture(file, TARGET_MB * SCALE);
+    const dataDir = path.join(work, 'data');
+    const store = await openCaptureStore(dataDir);
+    global.gc?.();
+    await new Promise((r) => setTimeout(r, 300));
+    const baseline = rssKb();
+    let peak = baseline;
+    const heapBase = process.memoryUsage();
+    let atPeak = heapBase;
+    const sampler = setInterval(() => {
+      const now = rssKb();
+      if (now > peak) {
+        peak = now;
+        atPeak = process.memoryUsage();
+      }
+    }, 20);
+    let childKb = 0;
+    let bytes = 0;
+    const t0 = performance.now();
+    const tables = await importCapture(file, 1, store, {
+      maxBytes: 10 * size,
+      timeoutMs: 3_600_000,
+      onStats: (s) => (childKb = s.maxRssKb),
+      onProgress: (p) => (bytes = p.bytes),
+      ...(process.env.BENCH_BATCH_BYTES ? { batchBytes: Number(process.env.BENCH_BATCH_BYTES) } : {}),
+    });
+    const s = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
+    peak = Math.max(peak, rssKb());
+    await store.close();
+    const total = tables.reduce((n, x) => n + x.rows, 0);
+    const d = (k: keyof NodeJS.MemoryUsage) => ((atPeak[k] - heapBase[k]) / MB).toFixed(1);
+    console.log(`# at the RSS peak, growth of V8 heap ${d('heapTotal')} MB, external ${d('external')} MB (array buffers ${d('arrayBuffers')} MB)`);
+    console.log(`# capture import: ${(size / MB).toFixed(0)} MB file, ${tables.length} tables, ${total} rows, ${(bytes / MB).toFixed(0)} MB of values`);
+    for (const x of tables) console.log(`#   ${x.name}: ${x.rows} rows, time ${x.time_column ?? '-'} ${x.first ?? ''} .. ${x.last ?? ''}`);
+    console.log('seconds  rows/s   file_MB/s  rigd_rss_base_MB  rigd_rss_growth_MB  child_peak_rss_MB  store_MB');
+    console.log(
+      [
+        s.toFixed(1).padStart(7),
+        Math.round(total / s).toString().padStart(7),
+        (size / MB / s).toFixed(1).padStart(10),
+        (baseline / 1024).toFixed(0).padStart(16),
+        ((peak - baseline) / 1024).toFixed(1).padStart(18),
+        (childKb / 1024).toFixed(0).padStart(17),
+        (statSync(captureStorePath(dataDir)).size / MB).toFixed(0).padStart(8),
+      ].join('  '),
+    );
+  } finally {
+    if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,5 @@
+/** The capture store: its layout, the writer the import uses, and the read-only opener for export and query. */
+export * from './layout.ts';
+export type { CaptureStoreWriter, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
+export { openCaptureStore, SqliteCaptureStore } from './sqlite-writer.ts';
+export { openCaptureStoreReadOnly } from './sqlite-file.ts';

@@ -1,0 +1,172 @@
+/**
+ * The SQLite capture store's writer (CaptureStoreWriter): one connection, one import at a time.
+ *
+ *   const store = await openCaptureStore(dataDir);
+ *   await store.replace(captureId, tables, batches);
+ *   await store.close();
+ *
+ * replace = BEGIN IMMEDIATE; DELETE the capture's rows from every store table; create tables and add
+ * columns; multi-row INSERTs (as many rows per statement as SQLite's variable limit allows); COMMIT.
+ * Anything thrown on the way (by the batches too) rolls back; a process killed mid-import leaves an
+ * uncommitted WAL tail that SQLite discards, so the store holds the capture's rows as before.
+ */
+import type sqlite3 from 'sqlite3';
+import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
+import { closeDatabase, openStoreFile, run } from './sqlite-file.ts';
+import { ensureTable, storeTables } from './sqlite-schema.ts';
+import { inTurn } from './turns.ts';
+import type { CaptureStoreWriter, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
+
+/** SQLITE_MAX_VARIABLE_NUMBER of SQLite 3.32 and later. */
+export const MAX_VARIABLES = 32766;
+/** Rows per INSERT statement at most (longer statements gain nothing). */
+export const MAX_ROWS_PER_STATEMENT = 500;
+
+/** Rows per INSERT for a table of `columns` capture columns (plus capture_id). */
+export function rowsPerStatement(columns: number): number {
+  return Math.max(1, Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_VARIABLES / (columns + 1))));
+}
+
+function prepare(db: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
+  return new Promise((resolve, reject) => {
+    const stmt: sqlite3.Statement = db.prepare(sql, (err) => (err ? reject(err) : resolve(stmt)));
+  });
+}
+
+function runStatement(stmt: sqlite3.Statement, params: unknown[]): Promise<void> {
+  return new Promise((resolve, reject) => stmt.run(params, (err: Error | null) => (err ? reject(err) : resolve())));
+}
+
+function finalize(stmt: sqlite3.Statement): Promise<void> {
+  return new Promise((resolve) => stmt.finalize(() => resolve()));
+}
+
+/** INSERT statements of one table: one for full runs, prepared once, and one per shorter run. */
+class TableInserter {
+  readonly #statements = new Map<number, sqlite3.Statement>();
+  readonly #head: string;
+  readonly #tuple: string;
+  readonly per: number;
+
+  constructor(
+    private readonly db: sqlite3.Database,
+    storeName: string,
+    private readonly table: StoreTable,
+  ) {
+    const cols = [CAPTURE_ID_COLUMN, ...table.columns.map((c) => c.name)].map(quoteIdent).join(', ');
+    this.#head = `INSERT INTO main.${quoteIdent(storeName)} (${cols}) VALUES `;
+    this.#tuple = `(${new Array(table.columns.length + 1).fill('?').join(', ')})`;
+    this.per = rowsPerStatement(table.columns.length);
+  }
+
+  async #statement(rows: number): Promise<sqlite3.Statement> {
+    let stmt = this.#statements.get(rows);
+    if (!stmt) {
+      stmt = await prepare(this.db, this.#head + new Array(rows).fill(this.#tuple).join(', '));
+      this.#statements.set(rows, stmt);
+    }
+    return stmt;
+  }
+
+  async insert(captureId: number, rows: unknown[][]): Promise<void> {
+    const width = this.table.columns.length;
+    for (let start = 0; start < rows.length; start += this.per) {
+      const chunk = rows.slice(start, start + this.per);
+      const params: unknown[] = [];
+      for (const row of chunk) {
+        if (!Array.isArray(row) || row.length !== width) {
+          throw new Error(`a row of ${this.table.name} has ${Array.isArray(row) ? row.length : 'no'} values, not ${width}`);
+        }
+        params.push(captureId);
+        for (const v of row) params.push(v === undefined ? null : v);
+      }
+      await runStatement(await this.#statement(chunk.length), params);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const stmt of this.#statements.values()) await finalize(stmt);
+    this.#statements.clear();
+  }
+}
+
+export class SqliteCaptureStore implements CaptureStoreWriter {
+  #closed = false;
+
+  private constructor(
+    private readonly db: sqlite3.Database,
+    /** The store's file. */
+    readonly file: string,
+  ) {}
+
+  /** Opens the store of dataDir, creating its file on first use. */
+  static async open(dataDir: string): Promise<SqliteCaptureStore> {
+    const { db, file } = await openStoreFile(dataDir);
+    return new SqliteCaptureStore(db, file);
+  }
+
+  replace(
+    captureId: number,
+    tables: readonly StoreTable[],
+    batches: AsyncIterable<RowBatch>,
+    onProgress?: (p: ReplaceProgress) => void,
+  ): Promise<ReplaceResult> {
+    if (!Number.isSafeInteger(captureId)) return Promise.reject(new Error(`capture id ${captureId} is not an integer`));
+    return inTurn(this.file, () => this.#replace(captureId, tables, batches, onProgress));
+  }
+
+  async #replace(
+    captureId: number,
+    tables: readonly StoreTable[],
+    batches: AsyncIterable<RowBatch>,
+    onProgress?: (p: ReplaceProgress) => void,
+  ): Promise<ReplaceResult> {
+    if (this.#closed) throw new Error('the capture store is closed');
+    const inserters = new Map<string, TableInserter>();
+    const counts = new Map<string, number>();
+    let replaced = 0;
+    await run(this.db, 'BEGIN IMMEDIATE');
+    try {
+      for (const name of await storeTables(this.db)) {
+        replaced += (await run(this.db, `DELETE FROM main.${quoteIdent(name)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = ?`, [captureId])).changes;
+      }
+      for (const table of tables) {
+        const { name } = await ensureTable(this.db, table);
+        inserters.set(table.name, new TableInserter(this.db, name, table));
+        counts.set(table.name, 0);
+      }
+      const progress: ReplaceProgress = { rows: 0, bytes: 0, table: '' };
+      for await (const batch of batches) {
+        const inserter = inserters.get(batch.table);
+        if (!inserter) throw new Error(`rows for table ${JSON.stringify(batch.table)}, which the import did not announce`);
+        await inserter.insert(captureId, batch.rows);
+        counts.set(batch.table, counts.get(batch.table)! + batch.rows.length);
+        progress.rows += batch.rows.length;
+        progress.bytes += batch.bytes;
+        progress.table = batch.table;
+        onProgress?.({ ...progress });
+      }
+      for (const i of inserters.values()) await i.close();
+      await run(this.db, 'COMMIT');
+    } catch (err) {
+      for (const i of inserters.values()) await i.close().catch(() => undefined);
+      await run(this.db, 'ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+    return { rows: counts, replaced };
+  }
+
+  /** Closes the connection once the import in progress (if any) has ended. */
+  async close(): Promise<void> {
+    await inTurn(this.file, async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      await closeDatabase(this.db);
+    });
+  }
+}
+
+/** Opens the SQLite capture store of dataDir for imports. */
+export function openCaptureStore(dataDir: string): Promise<SqliteCaptureStore> {
+  return SqliteCaptureStore.open(dataDir);
+}

@@ -1,0 +1,56 @@
+/**
+ * The capture store's write contract: what an import hands the store, whatever database is behind it.
+ * The SQLite store (sqlite-writer.ts) implements it; a PostgreSQL one (its own schema, COPY) can too.
+ *
+ *   await store.replace(captureId, tables, batches, (p) => report(p.rows));
+ *
+ * `replace` puts exactly the given rows in place of whatever the store held for that capture, in one
+ * transaction: a failure (or a process killed with -9) leaves the capture's previous rows, never a
+ * mixture; a repeat with the same rows leaves the store as it was. Calls are served one at a time.
+ */
+import type { StoreColumn } from './layout.ts';
+
+/** One capture table as the import announces it, before its rows. */
+export interface StoreTable {
+  name: string;
+  /** The capture's columns in their order; rows carry their values in this order. */
+  columns: StoreColumn[];
+}
+
+/** A run of rows of one table; each row holds one value per column of that table, in order. */
+export interface RowBatch {
+  table: string;
+  rows: unknown[][];
+  /** Approximate size of the values, bytes (for progress). */
+  bytes: number;
+}
+
+export interface ReplaceProgress {
+  /** Rows written so far in this call, all tables. */
+  rows: number;
+  bytes: number;
+  /** The table of the last batch written. */
+  table: string;
+}
+
+export interface ReplaceResult {
+  /** Rows written per table name (as announced). */
+  rows: Map<string, number>;
+  /** Rows of this capture removed before (from an earlier import of the same capture). */
+  replaced: number;
+}
+
+export interface CaptureStoreWriter {
+  /**
+   * Replaces every row of `captureId` with the rows of `batches` (tables created and columns added
+   * as needed), committing once `batches` ends; if it throws, nothing changes and its error is
+   * rethrown. Every batch must name a table of `tables`.
+   */
+  replace(
+    captureId: number,
+    tables: readonly StoreTable[],
+    batches: AsyncIterable<RowBatch>,
+    onProgress?: (p: ReplaceProgress) => void,
+  ): Promise<ReplaceResult>;
+  close(): Promise<void>;
+}

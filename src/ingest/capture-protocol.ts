@@ -1,0 +1,59 @@
+/**
+ * What the capture child (capture-child.ts) and rigd say to each other over IPC. The child is forked
+ * with `serialization: 'advanced'`, so blob values arrive as Buffers.
+ */
+import type { CaptureRejectReason } from './capture-rejected.ts';
+
+export interface CaptureColumn {
+  name: string;
+  /** Declared type as written in the schema ('' when none). */
+  type: string;
+}
+
+export interface CaptureTable {
+  name: string;
+  columns: CaptureColumn[];
+  rows: number;
+}
+
+/** Present when the child is to stream the rows after the inspection (the import). */
+export interface ImportRequest {
+  /** Most rows per batch. */
+  batchRows: number;
+  /** Most bytes of values per batch (a single larger row still travels, alone). */
+  batchBytes: number;
+}
+
+/** What the parent sends the child first (the one request it serves). */
+export interface ChildRequest {
+  file: string;
+  maxValueBytes: number;
+  maxTables: number;
+  memoryLimitMb: number;
+  import?: ImportRequest;
+}
+
+/** The smallest and largest value of a table's time column, as SQLite's min() and max() give them. */
+export interface RawTimeSpan {
+  table: string;
+  column: string;
+  min: unknown;
+  max: unknown;
+}
+
+/**
+ * What the child sends: steps; when importing, 'tables' and then 'batch'es, each followed by a wait
+ * for the parent's 'ack' (back-pressure: one batch in flight); then stats and exactly one result.
+ */
+export type ChildMessage =
+  | { type: 'step'; step: string }
+  | { type: 'stats'; maxRssKb: number }
+  | { type: 'tables'; tables: CaptureTable[] }
+  | { type: 'batch'; table: string; rows: unknown[][]; bytes: number }
+  | { type: 'result'; ok: true; pageSize: number; pageCount: number; tables: CaptureTable[]; spans?: RawTimeSpan[] }
+  | { type: 'result'; ok: false; reason: CaptureRejectReason; message: string };
+
+/** The parent's go-ahead for the child's next message (after 'tables' or a 'batch'). */
+export interface AckMessage {
+  type: 'ack';
+}

@@ -1,0 +1,127 @@
+/**
+ * The import of an accepted capture into the capture store.
+ *
+ *   const tables = await importCapture(file, captureId, store, { timeoutMs, maxBytes, signal, onProgress });
+ *
+ * The untrusted file is read only by the capture child (the inspector's sandbox: read-only and
+ * immutable, SQLite's defensive settings, schema policy, quick_check, heap cap, time bound). After
+ * its inspection the child streams the rows in batches (at most BATCH_ROWS rows and about BATCH_BYTES
+ * bytes each, one in flight); rigd writes them through the store writer in one transaction, which
+ * commits only once the child has sent every row. So a refusal, a timeout, an abort, a crash of the
+ * child or of rigd (even kill -9) leaves the capture's rows as they were before; a repeat replaces
+ * them (no duplicates). Imports into one store take turns.
+ *
+ * Throws CaptureRejected when the file is refused (do not retry); anything else may be retried.
+ * Steps reported (onStep): those of the inspection ('header' ... 'tables'), then 'import'.
+ */
+import type { CaptureTableSummary } from '../db/capture-store/layout.ts';
+import type { CaptureStoreWriter, StoreTable } from '../db/capture-store/writer.ts';
+import { abortError, runChild, type ChildSuccess } from './capture-child-run.ts';
+import { checkCaptureFile, childRequest, type CaptureInfo, type InspectOptions } from './capture-file.ts';
+import type { CaptureTable } from './capture-protocol.ts';
+import { BatchChannel } from './import-batches.ts';
+import { timeColumn, timeSpan } from './import-time.ts';
+
+/** Most rows per batch. */
+export const BATCH_ROWS = 1000;
+/**
+ * Bytes of values per batch, about (a single larger row travels alone). 1 MiB keeps rigd's RSS growth
+ * within 64 MB on a 200 MB capture (4 MiB: about 90 MB, at the same speed; see bench/capture-import.ts).
+ */
+export const BATCH_BYTES = 1024 * 1024;
+
+export interface ImportProgress {
+  /** Rows written so far, all tables. */
+  rows: number;
+  /** Bytes of values written so far (as measured in the capture). */
+  bytes: number;
+  /** The table being written. */
+  table: string;
+}
+
+export interface ImportOptions extends Pick<InspectOptions, 'memoryLimitMb' | 'maxValueBytes' | 'maxTables' | 'onStep' | 'onStats' | 'onChild'> {
+  /** Wall-clock budget from the call to the commit, ms (the child is killed when it runs out). */
+  timeoutMs: number;
+  /** Largest file accepted, bytes (storage.max_upload_size). */
+  maxBytes: number;
+  /** Aborting kills the child and rolls back; the promise rejects with an AbortError. */
+  signal?: AbortSignal;
+  onProgress?: (p: ImportProgress) => void;
+  /** What inspectCapture would have answered (size, pages, tables, SQLite version), once committed. */
+  onInspected?: (info: CaptureInfo) => void;
+  /** @default BATCH_ROWS */
+  batchRows?: number;
+  /** @default BATCH_BYTES */
+  batchBytes?: number;
+}
+
+/** Imports `file` as capture `captureId`; resolves with its tables once they are committed. */
+export async function importCapture(file: string, captureId: number, store: CaptureStoreWriter, opts: ImportOptions): Promise<CaptureTableSummary[]> {
+  const started = Date.now();
+  if (opts.signal?.aborted) throw abortError('import');
+  opts.onStep?.('header');
+  const { sizeBytes, header } = await checkCaptureFile(file, opts.maxBytes);
+
+  // Stops the child when the store fails (or the caller aborts).
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  let reply: (() => void) | undefined;
+  const channel = new BatchChannel(() => reply?.());
+  let announced!: (tables: CaptureTable[]) => void;
+  const tablesIn = new Promise<CaptureTable[]>((resolve) => (announced = resolve));
+
+  const request = { ...childRequest(file, opts), import: { batchRows: opts.batchRows ?? BATCH_ROWS, batchBytes: opts.batchBytes ?? BATCH_BYTES } };
+  const remaining = Math.max(opts.timeoutMs - (Date.now() - started), 0);
+  const child = runChild(request, remaining, opts.timeoutMs, {
+    what: 'import',
+    onStep: opts.onStep,
+    onStats: opts.onStats,
+    onChild: opts.onChild,
+    signal: stop.signal,
+    onMessage: (msg, send) => {
+      reply = () => send({ type: 'ack' });
+      if (msg.type === 'tables') announced(msg.tables);
+      else if (msg.type === 'batch') channel.push({ table: msg.table, rows: msg.rows, bytes: msg.bytes });
+    },
+  });
+  child.then(
+    () => channel.end(),
+    (err: Error) => channel.fail(opts.signal?.aborted ? abortError('import') : err),
+  );
+
+  try {
+    const noTables = child.then((): never => {
+      throw new Error('the capture child answered without its list of tables');
+    });
+    noTables.catch(() => undefined); // settles after the tables in a good run
+    const tables = await Promise.race([tablesIn, noTables]);
+    const announce: StoreTable[] = tables.map((t) => ({ name: t.name, columns: t.columns }));
+    const written = await store.replace(captureId, announce, channel, (p) => opts.onProgress?.({ rows: p.rows, bytes: p.bytes, table: p.table }));
+    const result: ChildSuccess = await child;
+    opts.onInspected?.({
+      sizeBytes,
+      pageSize: result.pageSize,
+      pageCount: result.pageCount,
+      tables: result.tables,
+      ...(header.sqliteVersion !== undefined ? { sqliteVersion: header.sqliteVersion } : {}),
+    });
+    return summaries(tables, written.rows, result);
+  } catch (err) {
+    stop.abort();
+    await child.catch(() => undefined);
+    if (opts.signal?.aborted) throw abortError('import');
+    throw err;
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function summaries(tables: CaptureTable[], rows: Map<string, number>, result: ChildSuccess): CaptureTableSummary[] {
+  return tables.map((t) => {
+    const column = timeColumn(t.columns);
+    const raw = result.spans?.find((s) => s.table === t.name);
+    const span = column && raw ? timeSpan(raw.min, raw.max) : { first: null, last: null };
+    return { name: t.name, columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rows: rows.get(t.name) ?? 0, time_column: column, ...span };
+  });
+}

@@ -1,0 +1,16 @@
+// A process that imports one capture into the store of a data_dir and reports as it goes, for tests
+// that kill it: node --import tsx test/helpers/import-runner.ts FILE DATA_DIR CAPTURE_ID
+// Prints "child PID", then "rows N" after each batch written, then "done N".
+import { openCaptureStore } from '../../src/db/capture-store/index.ts';
+import { importCapture } from '../../src/ingest/import.ts';
+
+const [file, dataDir, id] = process.argv.slice(2);
+const store = await openCaptureStore(dataDir!);
+const tables = await importCapture(file!, Number(id), store, {
+  maxBytes: 1e10,
+  timeoutMs: 600_000,
+  onChild: (pid) => process.stdout.write(`child ${pid}\n`),
+  onProgress: (p) => process.stdout.write(`rows ${p.rows}\n`),
+});
+await store.close();
+process.stdout.write(`done ${tables.reduce((n, t) => n + t.rows, 0)}\n`);
