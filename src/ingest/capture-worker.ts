@@ -8,7 +8,8 @@ import path from 'node:path';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../db/index.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
-import { CAPTURE_JOB, Ingester, type CaptureJob, type ImportStep } from './ingester.ts';
+import { openCaptureStore, type SqliteCaptureStore } from '../db/capture-store/index.ts';
+import { CAPTURE_JOB, Ingester, storeImport, type CaptureJob, type ImportStep } from './ingester.ts';
 import { JobRunner, type RunnerLogger, type RunnerOptions } from '../jobs/runner.ts';
 
 /** How long SIGTERM lets running ingests finish before they are released to the queue (rigd.service allows 45 s in all). */
@@ -20,6 +21,8 @@ export function ingestTmpDir(config: Readonly<Config>): string {
 
 export class CaptureWorker {
   readonly runner: JobRunner;
+  /** The capture store's writer: opened at start, closed at stop (this worker is its one owner). */
+  #store: SqliteCaptureStore | undefined;
 
   constructor(
     db: Database,
@@ -27,7 +30,7 @@ export class CaptureWorker {
     private readonly config: Readonly<Config>,
     private readonly log: RunnerLogger,
     runnerOptions: Partial<RunnerOptions> = {},
-    /** The pipeline's import (IngesterOptions.importStep). */
+    /** The pipeline's inspect and import. @default storeImport into the capture store in data_dir */
     importStep?: ImportStep,
   ) {
     this.runner = new JobRunner(db, {
@@ -42,19 +45,28 @@ export class CaptureWorker {
       bytesPerSecond: config.ingest.read_bytes_per_s,
       tmpDir: ingestTmpDir(config),
       logger: log,
-      importStep,
+      importStep:
+        importStep ??
+        ((file, captureId, opts) => {
+          if (!this.#store) throw new Error('the capture store is not open');
+          return storeImport(this.#store, config.storage.max_upload_size)(file, captureId, opts);
+        }),
     });
     this.runner.handle<CaptureJob>(CAPTURE_JOB, ingester.handle);
   }
 
   async start(): Promise<void> {
     await this.#removeStaleTemp();
+    this.#store = await openCaptureStore(this.config.data_dir);
     await this.runner.start();
   }
 
   async stop(): Promise<void> {
     const { drained, released } = await this.runner.stop({ timeoutMs: DRAIN_TIMEOUT_MS });
     if (!drained) this.log.warn('ingest jobs released to the queue at shutdown', { jobs: released });
+    const store = this.#store;
+    this.#store = undefined;
+    await store?.close();
   }
 
   /** Temp copies older than a job may run belong to no live job. */

@@ -2,8 +2,9 @@
  * The capture ingester: the JobRunner handler of `capture` jobs, one pipeline
  *
  *   fetch   storage (through the driver) -> temp file under data_dir (capped, hashed)
- *   inspect inspectCapture: header, sandboxed read-only open, quick_check, tables
- *   import  the capture's rows into the capture store (IngesterOptions.importStep)
+ *   inspect in the capture child's sandbox: header, read-only open, schema policy, quick_check, tables
+ *   import  the same child streams the rows; rigd writes them to the capture store in one transaction
+ *           (IngesterOptions.importStep: storeImport)
  *   record  handed to the runner as the job's commit: the capture's results (size, sha256,
  *           tables, pages) are written in the transaction that marks the job done, under its lease
  *
@@ -22,7 +23,9 @@ import type { Database } from '../db/index.ts';
 import type { Capture } from '../db/models/capture.ts';
 import { NotFound } from '../errors.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
-import { CaptureRejected, inspectCapture, type CaptureInfo } from './capture-file.ts';
+import { CaptureRejected, type CaptureInfo } from './capture-file.ts';
+import { importCapture } from './import.ts';
+import type { CaptureStoreWriter } from '../db/capture-store/writer.ts';
 import { downloadTo, ObjectTooLarge } from './capture-download.ts';
 import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
 import type { JobInfo } from '../jobs/job.ts';
@@ -53,20 +56,43 @@ export interface ImportProgress {
 export interface ImportStepOptions {
   /** Aborts on the job's time bound, shutdown or a lost lease: stop and throw. */
   signal: AbortSignal;
+  /** Time left for the inspection and import, ms. */
+  timeoutMs: number;
+  /** The inspection's steps ('header', 'opened', 'quick_check', ...), then 'import'. */
+  onStep(step: string): void;
   onProgress(progress: ImportProgress): void;
 }
 
-/**
- * The pipeline's import: the capture's rows from the checked temp copy `file` into the capture
- * store, tagged with `captureId`; resolves with the summaries recorded on the capture. Must be
- * idempotent (a job that died mid-import runs again). Throw CaptureRejected to fail the capture for
- * good; anything else is retried.
- */
-export type ImportStep = (file: string, captureId: number, info: CaptureInfo, opts: ImportStepOptions) => Promise<CaptureTableSummary[]>;
+/** What the inspection found and what the import wrote. */
+export interface Imported {
+  info: CaptureInfo;
+  tables: CaptureTableSummary[];
+}
 
-/** The import step until the capture store's import is wired: the inspected tables as summaries, no rows copied. */
-export const recordInspectedTables: ImportStep = async (_file, _captureId, info) =>
-  info.tables.map((t) => ({ name: t.name, columns: t.columns, rows: t.rows, time_column: null, first: null, last: null }));
+/**
+ * The pipeline's inspect and import, in the capture child's sandbox: the checked temp copy `file`
+ * is inspected, then its rows are written to the capture store tagged with `captureId`; resolves
+ * with what the capture records. Must be idempotent (a job that died mid-import runs again). Throw
+ * CaptureRejected to fail the capture for good; anything else is retried.
+ */
+export type ImportStep = (file: string, captureId: number, opts: ImportStepOptions) => Promise<Imported>;
+
+/** The import into a capture store (importCapture: one child inspects, then streams the rows). */
+export function storeImport(store: CaptureStoreWriter, maxBytes: number): ImportStep {
+  return async (file, captureId, opts) => {
+    let info: CaptureInfo | undefined;
+    const tables = await importCapture(file, captureId, store, {
+      maxBytes,
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal,
+      onStep: opts.onStep,
+      onProgress: (p) => opts.onProgress({ rows: p.rows, bytes: p.bytes }),
+      onInspected: (i) => (info = i),
+    });
+    if (!info) throw new Error('the import finished without the inspection of the capture');
+    return { info, tables };
+  };
+}
 
 export interface IngesterOptions {
   /** Largest capture read (storage.max_upload_size). */
@@ -78,8 +104,8 @@ export interface IngesterOptions {
   /** Where captures are copied while they are checked (under data_dir). */
   tmpDir: string;
   logger: RunnerLogger;
-  /** @default recordInspectedTables */
-  importStep?: ImportStep;
+  /** Inspects and imports the temp copy (storeImport in rigd serve). */
+  importStep: ImportStep;
 }
 
 /** A refusal the ingester recognises: a stable code; retrying cannot help. */
@@ -106,7 +132,7 @@ export class Ingester {
     private readonly storage: ObjectStorage,
     private readonly opts: IngesterOptions,
   ) {
-    this.#importStep = opts.importStep ?? recordInspectedTables;
+    this.#importStep = opts.importStep;
   }
 
   /** The JobRunner handler: resolves with the record step, run by the runner as the job's commit. */
@@ -131,9 +157,9 @@ export class Ingester {
       const fetched = await this.#fetch(capture, file, ctx.signal, report);
       const at = (step: string, rows = 0): CaptureProgress => ({ step, bytes: fetched.bytes, total: fetched.bytes, rows });
       report(at('inspect'));
-      const info = await this.#inspect(file, ctx.signal, started, (step) => report(at(`inspect:${step}`)));
-      report(at('import'));
-      const tables = await this.#import(file, capture.id, info, ctx.signal, (p) => report({ ...at('import', p.rows), bytes: p.bytes || fetched.bytes }));
+      const { info, tables } = await this.#import(file, capture.id, ctx.signal, started, (step) => report(at(step === 'import' ? 'import' : `inspect:${step}`)), (p) =>
+        report({ ...at('import', p.rows), bytes: p.bytes || fetched.bytes }),
+      );
       report(at('done', tables.reduce((n, t) => n + t.rows, 0)));
       return this.#record(capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info, tables });
     } catch (err) {
@@ -176,25 +202,11 @@ export class Ingester {
     return got;
   }
 
-  /** inspect: the checked temp copy's pages and tables (CaptureRejected: refused for good). */
-  async #inspect(file: string, signal: AbortSignal, started: number, onStep: (step: string) => void): Promise<CaptureInfo> {
+  /** inspect and import: the one call site of the import step (CaptureRejected: refused for good). */
+  async #import(file: string, captureId: number, signal: AbortSignal, started: number, onStep: (step: string) => void, onProgress: (p: ImportProgress) => void): Promise<Imported> {
     try {
-      return await inspectCapture(file, {
-        maxBytes: this.opts.maxBytes,
-        timeoutMs: Math.max(1000, this.opts.jobTimeoutMs - (Date.now() - started) - RECORD_MARGIN_MS),
-        signal,
-        onStep,
-      });
-    } catch (err) {
-      if (err instanceof CaptureRejected) throw new Refused(err.reason, err.message);
-      throw err;
-    }
-  }
-
-  /** import: the one call site of the import step. */
-  async #import(file: string, captureId: number, info: CaptureInfo, signal: AbortSignal, onProgress: (p: ImportProgress) => void): Promise<CaptureTableSummary[]> {
-    try {
-      return await this.#importStep(file, captureId, info, { signal, onProgress });
+      const timeoutMs = Math.max(1000, this.opts.jobTimeoutMs - (Date.now() - started) - RECORD_MARGIN_MS);
+      return await this.#importStep(file, captureId, { signal, timeoutMs, onStep, onProgress });
     } catch (err) {
       if (err instanceof CaptureRejected) throw new Refused(err.reason, err.message);
       throw err;

@@ -8,6 +8,7 @@ import test from 'tape';
 import type { CaptureTableSummary } from '../../src/db/capture-store/layout.ts';
 import { CaptureRejected } from '../../src/ingest/capture-rejected.ts';
 import { CaptureWorker } from '../../src/ingest/capture-worker.ts';
+import { inspectCapture } from '../../src/ingest/capture-file.ts';
 import type { ImportStep } from '../../src/ingest/ingester.ts';
 import { silentLogger } from '../../src/log.ts';
 import { openApp, type App } from '../../src/services/app.ts';
@@ -37,11 +38,12 @@ test('queued -> ingesting (bytes, then rows) -> ingested with what the import re
   const summaries: CaptureTableSummary[] = [
     { name: 'fixes', columns: [{ name: 'at', type: 'TEXT' }], rows: 50, time_column: 'at', first: '2026-11-20T10:00:00.000Z', last: '2026-11-20T11:00:00.000Z' },
   ];
-  const { app, worker, id } = await setup(async (_file, captureId, info, opts) => {
+  const { app, worker, id } = await setup(async (file, captureId, opts) => {
+    const info = await inspectCapture(file, { maxBytes: 1 << 30, timeoutMs: opts.timeoutMs, signal: opts.signal });
     calls.push({ captureId, tables: info.tables.map((x) => x.name) });
     opts.onProgress({ rows: 20, bytes: 1000 });
     await gate;
-    return summaries;
+    return { info, tables: summaries };
   });
   try {
     const queued = await app.captures.get(id);
