@@ -93,8 +93,9 @@ test('an import that refuses the file: failed for good with its code, one attemp
 
 test('an import that fails otherwise: queued again with import_error after backoff, failed when no attempt is left', async (t) => {
   let n = 0;
-  const { app, worker, id } = await setup(async () => {
+  const { app, worker, id } = await setup(async (_file, _captureId, opts) => {
     n++;
+    opts.onStep('import');
     throw new Error(`capture store busy (${n})`);
   }, 2);
   try {
