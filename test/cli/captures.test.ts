@@ -2,48 +2,17 @@
 // a queued capture is picked up by the server within 2 s, --wait follows it to ingested (exit 0) or
 // failed (exit 1). Crash safety: `rigd serve` SIGKILLed in the middle of an ingest; after a restart
 // the job completes and exactly one capture exists.
-import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
-import { openDatabase } from '../../src/db/index.ts';
-import { captureState } from '../../src/db/models/capture-state.ts';
-import { EmbeddedStorage } from '../../src/storage/embedded.ts';
+import { captureRow, put } from '../helpers/data-dir-captures.ts';
 import { tableShapes } from '../helpers/captures.ts';
 import { makeCapture, makeHostileCapture } from '../helpers/capture-files.ts';
 import { rigd, serveProcess } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/jobs.ts';
-import { testConfig } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const files = tmpDir();
-
-async function put(dataDir: string, key: string, file: string): Promise<void> {
-  const storage = new EmbeddedStorage(testConfig({ data_dir: dataDir }));
-  await storage.ensureBucket();
-  await storage.putObject(key, createReadStream(file), { expectedSize: statSync(file).size });
-}
-
-async function captureRow(dataDir: string, key: string) {
-  const db = await openDatabase(dataDir);
-  try {
-    const row = await db.models.Capture.findOne({ where: { key } });
-    if (!row) return null;
-    // The capture's run state is its job's.
-    const job = row.job_id ? await db.models.Job.findByPk(row.job_id) : null;
-    return {
-      ...row.get({ plain: true }),
-      state: captureState(job?.state),
-      attempts: job?.attempts ?? 0,
-      progress: job?.progress ?? null,
-      last_error: job?.last_error ?? null,
-      started_at: job?.started_at ?? null,
-      count: await db.models.Capture.count({ where: { key } }),
-      jobs: await db.models.Job.count(),
-    };
-  } finally {
-    await db.close();
-  }
-}
 
 test('rigd captures / rigd ingest KEY --wait against a running rigd serve', async (t) => {
   const dataDir = tmpDir();
