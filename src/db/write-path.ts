@@ -38,9 +38,16 @@ export class WritePath {
     return this.#queue.add(async () => {
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      // When fn's statements are done and COMMIT is sent: the rest of the transaction is the commit.
+      let applied = 0n;
       try {
-        const result = await this.#sequelize.transaction(fn);
+        const result = await this.#sequelize.transaction(async (t) => {
+          const value = await fn(t);
+          applied = process.hrtime.bigint();
+          return value;
+        });
         this.#health = { failing: null, at: Date.now() };
+        this.observer.commit?.(Number(process.hrtime.bigint() - applied) / 1e9);
         this.observer.transaction?.(seconds());
         return result;
       } catch (err) {
@@ -85,6 +92,8 @@ export class WritePath {
 export interface WriteObserver {
   /** A write transaction ended after `seconds` in the writer (queue wait excluded): committed, or rolled back with error. */
   transaction?(seconds: number, error?: unknown): void;
+  /** A write transaction's COMMIT (the WAL append, and its fsync when one is due) took `seconds`. */
+  commit?(seconds: number): void;
   /** A group-commit batch of `size` items committed in one transaction of `seconds`. */
   batch?(size: number, seconds: number): void;
 }
