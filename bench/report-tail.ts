@@ -215,7 +215,7 @@ try {
       const watchers = Array.from({ length: 5 }, () =>
         spawn('script', ['-qfec', `${path.join(ROOT, 'bin/rigd')} rigs --watch --interval 1`, '/dev/null'], {
           env: { ...process.env, RIGD_DATA_DIR: dataDir, TERM: 'xterm-256color' },
-          stdio: ['pipe', 'pipe', 'inherit'],
+          stdio: ['pipe', 'pipe', 'ignore'],
           detached: true,
         }),
       );
