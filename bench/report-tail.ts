@@ -1,5 +1,6 @@
 // Rig report latency, its tail, and what else the gateway may be doing meanwhile. One command, one
-// table: npm run bench:report-tail (builds dist/ first: the `rigd rigs` children run it).
+// table: npm run bench:report-tail (builds dist/ first: the `rigd rigs` children run it; a libuv pool
+// of 16 threads, as bin/rigd gives `rigd serve`).
 //  1. A bare hapi PUT route and rigd's PUT /api/v1/rigs/:id, 100 connections from a rig network
 //     namespace (autocannon in its own process there), same run: req/s, p99, errors, rows == 2xx.
 //  2. The same load while (a) a 100 MB capture is uploaded to the embedded store and ingested,
