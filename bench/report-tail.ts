@@ -209,12 +209,12 @@ try {
     }),
   );
 
-  // (b) Five `rigd rigs --watch` on terminals (script(1) gives each a pty), /rigs every second.
+  // (b) Five `rigd rigs --watch` on 160 x 50 terminals (script(1) gives each a pty), /rigs every second.
   busy(
     '(b) during 5 rigs --watch + /rigs each s',
     await measured('(b) watch+/rigs', '', async () => {
       const watchers = Array.from({ length: 5 }, () =>
-        spawn('script', ['-qfec', `${path.join(ROOT, 'bin/rigd')} rigs --watch --interval 1`, '/dev/null'], {
+        spawn('script', ['-qfec', `stty rows 50 cols 160; exec ${path.join(ROOT, 'bin/rigd')} rigs --watch --interval 1`, '/dev/null'], {
           env: { ...process.env, RIGD_DATA_DIR: dataDir, TERM: 'xterm-256color' },
           stdio: ['pipe', 'pipe', 'ignore'],
           detached: true,
