@@ -3,6 +3,9 @@ import type { Sequelize, Transaction } from 'sequelize';
 import { DomainError } from '../errors.ts';
 import { databaseFault } from './faults.ts';
 
+/** Least time between two checkpoints of the WAL started by the write path, ms. */
+const CHECKPOINT_INTERVAL_MS = 1000;
+
 /** How the last write of this process ended, for /healthz. */
 export interface WriteHealth {
   /** The host fault the last write failed with (disk_full, database_read_only), or null when it committed. */
@@ -20,6 +23,10 @@ export class WritePath {
   readonly #sequelize: Sequelize;
   readonly #dataDir: string | undefined;
   #health: WriteHealth = { failing: null, at: 0 };
+  /** The writer connection no longer checkpoints in its COMMITs (set by its first transaction). */
+  #ownCheckpoints = false;
+  #checkpointing = false;
+  #lastCheckpoint = 0;
   /** Told about every transaction and batch (metrics); set with observe(). */
   observer: WriteObserver = {};
 
@@ -38,10 +45,22 @@ export class WritePath {
     return this.#queue.add(async () => {
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      // When fn's statements are done and COMMIT is sent: the rest of the transaction is the commit.
+      let applied = 0n;
       try {
-        const result = await this.#sequelize.transaction(fn);
+        const result = await this.#sequelize.transaction(async (t) => {
+          if (!this.#ownCheckpoints) {
+            await this.#sequelize.query('PRAGMA wal_autocheckpoint = 0', { transaction: t });
+            this.#ownCheckpoints = true;
+          }
+          const value = await fn(t);
+          applied = process.hrtime.bigint();
+          return value;
+        });
         this.#health = { failing: null, at: Date.now() };
+        this.observer.commit?.(Number(process.hrtime.bigint() - applied) / 1e9);
         this.observer.transaction?.(seconds());
+        this.#checkpoint();
         return result;
       } catch (err) {
         this.observer.transaction?.(seconds(), err);
@@ -53,6 +72,26 @@ export class WritePath {
         throw err;
       }
     }) as Promise<T>;
+  }
+
+  /**
+   * Copies the WAL back into the database file at most once a second while writes happen, on the
+   * read connection with a PASSIVE checkpoint: it waits for nobody and the writer goes on appending
+   * meanwhile. Left to SQLite, the checkpoint (with its fsync) would run inside whichever COMMIT
+   * crossed 1,000 WAL pages, and every report queued behind that COMMIT would wait for it.
+   */
+  #checkpoint(): void {
+    const now = Date.now();
+    if (this.#checkpointing || now - this.#lastCheckpoint < CHECKPOINT_INTERVAL_MS) return;
+    this.#checkpointing = true;
+    this.#lastCheckpoint = now;
+    this.#sequelize
+      .query('PRAGMA wal_checkpoint(PASSIVE)', { raw: true })
+      // A failed checkpoint (full disk, closing) leaves the frames in the WAL: the next one retries.
+      .catch(() => undefined)
+      .finally(() => {
+        this.#checkpointing = false;
+      });
   }
 
   /** How the last write ended. */
@@ -85,6 +124,8 @@ export class WritePath {
 export interface WriteObserver {
   /** A write transaction ended after `seconds` in the writer (queue wait excluded): committed, or rolled back with error. */
   transaction?(seconds: number, error?: unknown): void;
+  /** A write transaction's COMMIT (the WAL append, and its fsync when one is due) took `seconds`. */
+  commit?(seconds: number): void;
   /** A group-commit batch of `size` items committed in one transaction of `seconds`. */
   batch?(size: number, seconds: number): void;
 }

@@ -135,3 +135,18 @@ test('uploads and captures --watch at 80 and 120 columns', async (t) => {
     wide.unmount();
   }
 });
+
+test('rigs --watch draws only the rows a terminal of 12 lines shows, and says how many more there are', async (t) => {
+  const many = Array.from({ length: 40 }, (_, i) => rig(`rig${i + 1}`, 10));
+  const view = mount(t, <RigsWatch load={async () => many} intervalMs={50} filter={{}} sort="id" colour={false} now={() => NOW} />);
+  const all = await until(view, (f) => f.includes('rig40'), 'all 40 rigs when the output has no height');
+  t.equal(all.split('\n').filter((l) => l.startsWith('●')).length, 40, 'no height known: every rig drawn');
+  Object.defineProperty(view.stdout, 'rows', { configurable: true, get: () => 12 });
+  view.stdout.emit('resize');
+  const frame = await until(view, (f) => f.includes('more'), 'the "more" line');
+  const rows = frame.split('\n').filter((l) => l.startsWith('●'));
+  t.equal(rows.length, 5, '12 lines: 5 rig rows (summary, header, footer and blank lines take the rest)');
+  t.ok(rows[0].includes('rig1 '), 'the first rigs in order');
+  t.ok(frame.includes('… 35 more'), 'the hidden rigs counted');
+  t.ok(frame.split('\n').length <= 12, `the frame fits the 12 lines (${frame.split('\n').length})`);
+});

@@ -88,6 +88,8 @@ test('/metrics after real traffic: promtool-clean, and the counts are what was d
   t.ok(batches >= 1 && batches <= items, `batches: ${batches}`);
   t.ok((sample(body, 'rigd_write_batch_commit_duration_seconds_count') ?? 0) === batches, 'one commit time per batch');
   t.ok((sample(body, 'rigd_write_transaction_duration_seconds_count') ?? 0) >= batches, 'every committed transaction timed');
+  t.equal(sample(body, 'rigd_db_commit_seconds_count'), sample(body, 'rigd_write_transaction_duration_seconds_count'), 'every committed transaction: its COMMIT timed');
+  t.ok((sample(body, 'rigd_event_loop_delay_seconds_count') ?? 0) > 0, 'event-loop delay sampled');
 
   const free = sample(body, 'rigd_data_dir_free_bytes') ?? NaN;
   const size = sample(body, 'rigd_data_dir_size_bytes') ?? NaN;
@@ -100,6 +102,27 @@ test('/metrics after real traffic: promtool-clean, and the counts are what was d
   t.notEqual(sample(body, 'nodejs_eventloop_lag_seconds'), undefined, 'event loop lag');
   t.ok(body.includes('# TYPE nodejs_gc_duration_seconds histogram'), 'GC durations');
   t.ok(/^nodejs_active_handles\{type="[A-Za-z]+"\} \d+$/m.test(body), 'active handles by type');
+  await s.close();
+});
+
+test('rigd_event_loop_delay_seconds and rigd_db_commit_seconds move', async (t) => {
+  const s = await startServer({ vpn: { cidr: '127.0.0.1/32' } });
+  const host = new URL(s.url).host;
+  const scrape = async () => (await http(`${s.url}/metrics`, { headers: { host } })).text;
+  const before = await scrape();
+  const commits = (body: string) => sample(body, 'rigd_db_commit_seconds_count') ?? NaN;
+  const put = await http(`${s.url}/api/v1/rigs/rig1`, { method: 'PUT', headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, body: 'rig_serial=S1' });
+  t.equal(put.status, 200, 'a report');
+  // The event loop held for 80 ms: the 10 ms sampling timer runs at least 70 ms late once.
+  const until = performance.now() + 80;
+  while (performance.now() < until);
+  const after = await scrape();
+  t.ok(commits(after) >= commits(before) + 1, `the report's COMMIT timed (${commits(before)} -> ${commits(after)})`);
+  const count = sample(after, 'rigd_event_loop_delay_seconds_count') ?? 0;
+  const under50ms = sample(after, 'rigd_event_loop_delay_seconds_bucket{le="0.05"}') ?? Infinity;
+  t.ok(count > (sample(before, 'rigd_event_loop_delay_seconds_count') ?? 0), `event-loop samples keep coming (${count})`);
+  t.ok(under50ms < count, `the 80 ms block is seen: ${count - under50ms} sample(s) over 50 ms`);
+  t.equal(sample(after, 'rigd_event_loop_delay_seconds_bucket{le="+Inf"}'), count, 'buckets and count agree');
   await s.close();
 });
 

@@ -7,7 +7,7 @@ import { RIG_HEADER, RIG_PRIORITY, rigCells, rigSummary, selectRigs, type RigFil
 import { StatusDot } from './status-dot.tsx';
 import { clockTime } from './time-text.ts';
 import { usePoll } from './use-poll.ts';
-import { useTerminalWidth } from './use-width.ts';
+import { useTerminalRows, useTerminalWidth } from './use-width.ts';
 
 export interface RigsWatchProps {
   /** Reads the whole rig list (filtering and order happen here). */
@@ -27,6 +27,7 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
   const [sort, setSort] = useState<RigSort>(initialSort);
   const polled = usePoll(load, intervalMs);
   const width = useTerminalWidth();
+  const height = useTerminalRows();
   useInput(
     (input, key) => {
       if (input === 'q' || key.escape) exit();
@@ -39,7 +40,13 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
     return <Text>{polled.error ? `rigd: ${terminalText(polled.error.message)}` : 'loading rigs…'}</Text>;
   }
   const at = now();
-  const rigs = selectRigs(polled.data, filter, sort);
+  const selected = selectRigs(polled.data, filter, sort);
+  // Only the rows the terminal can show (summary, header, footer and blank lines take 6): a frame
+  // taller than the terminal makes Ink clear and redraw everything each time, for every rig, which
+  // with 1,000 rigs cost a third of a CPU per open view.
+  const room = height === undefined ? selected.length : Math.max(1, height - 7);
+  const rigs = selected.length > room ? selected.slice(0, room) : selected;
+  const hidden = selected.length - rigs.length;
   // The status column is drawn by StatusDot ("● online", 10 cells with its gap); the others are
   // aligned as text, keeping the columns that fit the terminal (ID and LAST SEEN always).
   const statusWidth = 7;
@@ -58,6 +65,7 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
           <Text wrap="truncate"> {lines[i + 1]}</Text>
         </Box>
       ))}
+      {hidden > 0 ? <Text dimColor={colour}>{`… ${hidden} more (a taller terminal shows more; rigd rigs lists them all)`}</Text> : null}
       {rigs.length === 0 ? <Text>{filters ? `no rig matches (${filters})` : 'no rig has reported yet'}</Text> : null}
       <Text> </Text>
       <Text dimColor={colour}>

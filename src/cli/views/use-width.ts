@@ -17,3 +17,9 @@ export function useTerminalWidth(): number {
   }, [stdout]);
   return stdout.columns || 80;
 }
+
+/** The terminal's height in lines, or undefined when the output is no terminal (tests, pipes). */
+export function useTerminalRows(): number | undefined {
+  const { stdout } = useStdout();
+  return stdout.rows || undefined;
+}

@@ -3,6 +3,7 @@ import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../db/index.ts';
 import type { AppMetrics } from './contract.ts';
 import { registerDiskMetrics } from './disk.ts';
+import { EventLoopMetrics } from './event-loop.ts';
 import { registerFleetMetrics } from './fleet.ts';
 import { HttpMetrics } from './http.ts';
 import { IngestMetrics } from './ingest.ts';
@@ -28,6 +29,7 @@ export class Metrics implements AppMetrics {
   readonly logins: LoginMetrics;
   readonly writes: WriteMetrics;
   readonly ingest: IngestMetrics;
+  readonly eventLoop: EventLoopMetrics;
 
   constructor(db: Database, config: Pick<Config, 'rigs' | 'data_dir'>) {
     const registers = [this.registry];
@@ -36,6 +38,7 @@ export class Metrics implements AppMetrics {
     this.http = new HttpMetrics(registers);
     this.logins = new LoginMetrics(registers);
     this.writes = new WriteMetrics(registers);
+    this.eventLoop = new EventLoopMetrics(registers);
     this.ingest = new IngestMetrics(registers, db.reader);
     registerFleetMetrics(registers, db.reader, config);
     registerUploadMetrics(registers, db.reader);

@@ -137,28 +137,38 @@ export interface Stretch {
 export const STRETCH_LOOKBACK_S = DAY_S;
 
 /**
- * online_since / offline_since of every rig in one query over the last 24 h of history (a week for
- * 10,000 rigs takes seconds; a day well under one): a rig online for longer than that shows its
- * first report in the window ("at least since").
+ * online_since / offline_since of every rig from the last 24 h of history: a rig online for longer
+ * than that shows its first report in the window ("at least since"). The database only walks each
+ * rig's reports of the window along the (rig_id, received_at) index and hands them back as one
+ * ordered list of epoch seconds per rig; the last gap is found walking that text backwards. (A LAG window over the
+ * same rows made SQLite sort and window ~330,000 rows for 10,000 rigs: most of a second.)
  */
 export async function fleetStretches(reader: Reader, config: AvailabilityConfig, now: Date): Promise<Map<string, Stretch>> {
-  const offlineAfterS = config.rigs.offline_after_s;
-  const rows = await reader.all<{ rig_id: string; since: string; last: string }>(
-    `WITH r AS (
-       SELECT rig_id, received_at, LAG(received_at) OVER (PARTITION BY rig_id ORDER BY received_at) AS prev
-       FROM rig_reports WHERE received_at >= ?
-     )
-     SELECT rig_id,
-            MAX(CASE WHEN prev IS NULL OR (julianday(received_at) - julianday(prev)) * 86400.0 > ? THEN received_at END) AS since,
-            MAX(received_at) AS last
-     FROM r GROUP BY rig_id`,
-    [sqlTime(new Date(now.getTime() - Math.max(STRETCH_LOOKBACK_S, 2 * offlineAfterS) * 1000)), offlineAfterS],
+  const offlineAfterMs = config.rigs.offline_after_s * 1000;
+  const from = new Date(now.getTime() - Math.max(STRETCH_LOOKBACK_S * 1000, 2 * offlineAfterMs));
+  const rows = await reader.all<{ rig_id: string; times: string }>(
+    `SELECT g.id AS rig_id, group_concat(unixepoch(r.received_at, 'subsec'), ',' ORDER BY r.received_at) AS times
+     FROM rigs g CROSS JOIN rig_reports r ON r.rig_id = g.id AND r.received_at >= ?
+     GROUP BY g.id`,
+    [sqlTime(from)],
   );
   const out = new Map<string, Stretch>();
   for (const r of rows) {
-    const last = new Date(r.last).getTime();
-    const offline = now.getTime() - last > offlineAfterS * 1000;
-    out.set(r.rig_id, { online_since: offline ? null : iso(new Date(r.since).getTime()), offline_since: offline ? iso(last) : null });
+    // Oldest first: walk back from the newest report to the first gap (no array of all the times).
+    const times = r.times;
+    let end = times.length;
+    let since = NaN;
+    let last = NaN;
+    while (end > 0) {
+      const start = times.lastIndexOf(',', end - 1) + 1;
+      const at = Math.round(Number(times.slice(start, end)) * 1000);
+      if (Number.isNaN(last)) last = at;
+      else if (since - at > offlineAfterMs) break;
+      since = at;
+      end = start - 1;
+    }
+    const offline = now.getTime() - last > offlineAfterMs;
+    out.set(r.rig_id, { online_since: offline ? null : iso(since), offline_since: offline ? iso(last) : null });
   }
   return out;
 }
