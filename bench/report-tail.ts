@@ -201,8 +201,10 @@ try {
       const uploaded = performance.now();
       for (;;) {
         const c = await app.db.models.Capture.findOne({ where: { key }, raw: true });
-        if (c?.state === 'failed') throw new Error(`ingest failed: ${c.last_error}`);
-        if (c?.state === 'ingested') break;
+        // A capture's run state is its job's.
+        const job = c?.job_id ? await app.db.models.Job.findByPk(c.job_id, { raw: true }) : null;
+        if (job?.state === 'failed') throw new Error(`ingest failed: ${job.last_error}`);
+        if (job?.state === 'done') break;
         await sleep(100);
       }
       return `${(size / 1e6).toFixed(0)} MB: upload ${Math.round(uploaded - t0)} ms, ingest ${Math.round(performance.now() - uploaded)} ms`;

@@ -36,7 +36,7 @@ test('rigd serve SIGKILLed mid-import: no partial rows; after restart the job fi
   const mid = await waitFor(async () => {
     const r = await captureRow(dataDir, 'rig5/many.sqlite');
     const p = r?.progress ? JSON.parse(String(r.progress)) : null;
-    return p && p.step === 'import' && p.rows > 0 && p.rows < ROWS ? { r, p } : null;
+    return r && p && p.step === 'import' && p.rows > 0 && p.rows < ROWS ? { r, p } : null;
   }, 60_000, 'the import to be under way', 20);
   t.equal(await first.stop('SIGKILL'), null, `SIGKILL at ${mid.p.rows} rows imported`);
   const id = Number(mid.r.id);
