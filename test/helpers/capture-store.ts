@@ -38,7 +38,9 @@ export async function writeCaptureFile(file: string, tables: SeedTable[]): Promi
   const db = await open(file);
   for (const t of tables) {
     await exec(db, `CREATE TABLE ${quoteIdent(t.name)} (${t.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`.trim()).join(', ')})`);
+    await exec(db, 'BEGIN');
     for (const r of t.rows) await exec(db, `INSERT INTO ${quoteIdent(t.name)} VALUES (${r.map(() => '?').join(', ')})`, r);
+    await exec(db, 'COMMIT');
   }
   await close(db);
 }
@@ -63,7 +65,9 @@ export async function importIntoStore(dataDir: string, captureId: number, tables
     const have = new Set((await all<{ name: string }>(db, 'SELECT name FROM pragma_table_info(?)', [t.name])).map((c) => c.name.toLowerCase()));
     for (const c of t.columns) if (!have.has(c.name.toLowerCase())) await exec(db, `ALTER TABLE ${q} ADD COLUMN ${quoteIdent(c.name)} ${c.type}`.trim());
     const cols = [CAPTURE_ID_COLUMN, ...t.columns.map((c) => c.name)].map(quoteIdent).join(', ');
+    await exec(db, 'BEGIN');
     for (const r of t.rows) await exec(db, `INSERT INTO ${q} (${cols}) VALUES (${['?', ...r.map(() => '?')].join(', ')})`, [captureId, ...r]);
+    await exec(db, 'COMMIT');
   }
   await close(db);
   return tables.map((t) => ({ name: t.name, columns: t.columns, rows: t.rows.length, ...timeSpan(t) }));
