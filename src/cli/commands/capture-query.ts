@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { StoreRow, StoreValue } from '../../db/capture-store/read.ts';
 import { queryStore } from '../../services/captures/query.ts';
+import { firstStatementEnd, isEmptySql } from '../../services/captures/sql-text.ts';
 import { csvField } from '../../services/csv.ts';
 import { configFor, printJson } from '../context.ts';
 import { UsageError } from '../fail.ts';
@@ -38,7 +39,8 @@ function positiveInt(flag: string, text: string, max: number): number {
 export async function capturesQueryCommand(sql: string, _opts: unknown, cmd: Command): Promise<void> {
   const opts = cmd.optsWithGlobals<QueryOptions>();
   if (opts.json && opts.csv) throw new UsageError('--csv and --json exclude each other');
-  if (sql.trim() === '') throw new UsageError('the query is empty');
+  if (isEmptySql(sql)) throw new UsageError('the query is empty');
+  if (!isEmptySql(sql.slice(firstStatementEnd(sql)))) throw new UsageError('one statement at a time: the query has more than one');
   const limit = positiveInt('--limit', opts.limit ?? String(QUERY_DEFAULT_LIMIT), QUERY_MAX_LIMIT);
   const timeoutS = positiveInt('--timeout', opts.timeout ?? String(QUERY_DEFAULT_TIMEOUT_S), 86_400);
   const config = await configFor(cmd);

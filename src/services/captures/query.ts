@@ -2,10 +2,11 @@
  * `rigd captures query SQL`: the operator's SQL over the capture store, on the box. The store is
  * opened read-only (read.ts: SQLITE_OPEN_READONLY, query_only, no ATTACH), so SQLite itself refuses
  * any write. Bounded: at most `limit` rows are read (one more tells whether there were more) and the
- * statement is interrupted after `timeoutMs`. Only the first statement of the text runs.
+ * statement is interrupted after `timeoutMs`. One statement at a time: a text with more is refused.
  */
 import { finalize, openStoreReadOnly, prepare, step, type StoreRow } from '../../db/capture-store/read.ts';
-import { DomainError } from '../../errors.ts';
+import { DomainError, InvalidInput } from '../../errors.ts';
+import { firstStatementEnd, isEmptySql } from './sql-text.ts';
 
 export interface QueryOptions {
   /** Most rows returned. @default 1000 */
@@ -42,6 +43,10 @@ function refusal(err: unknown, timeoutMs: number): DomainError {
 }
 
 export async function queryStore(dataDir: string, sql: string, opts: QueryOptions = {}): Promise<QueryResult> {
+  if (isEmptySql(sql)) throw new InvalidInput('the query is empty', [{ field: 'sql', message: 'empty' }]);
+  if (!isEmptySql(sql.slice(firstStatementEnd(sql)))) {
+    throw new InvalidInput('one statement at a time: the query has more than one', [{ field: 'sql', message: 'several statements' }]);
+  }
   const limit = opts.limit ?? 1000;
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const store = await openStoreReadOnly(dataDir);
