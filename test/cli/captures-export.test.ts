@@ -9,7 +9,7 @@ import test from 'tape';
 import { openApp, type App } from '../../src/services/app.ts';
 import { RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
 import { putFile, settled } from '../helpers/captures.ts';
-import { seedCapture, type SeedTable } from '../helpers/capture-store.ts';
+import { seedCapture, writeCaptureFile, type SeedTable } from '../helpers/capture-store.ts';
 import { testConfig } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
@@ -55,6 +55,7 @@ const long: SeedTable = {
 let app: App;
 let first = 0;
 let failed = 0;
+let notImported = 0;
 
 test('setup: two captures sharing a store table, one capture that failed', async (t) => {
   app = await openApp(testConfig({ data_dir: dataDir }));
@@ -67,6 +68,12 @@ test('setup: two captures sharing a store table, one capture that failed', async
   const q = await app.captures.queueObject({ key: 'rig1/junk.sqlite', url: app.storage.objectUrl('rig1/junk.sqlite') });
   failed = (await settled(app, q.capture.id)).state === 'failed' ? q.capture.id : 0;
   t.ok(failed > 0, 'a failed capture');
+  // Ingested, its tables recorded by the inspector, but its rows never written to the store.
+  await writeCaptureFile(path.join(files, 'plain.sqlite'), [{ name: 'lonely', columns: [{ name: 'a', type: 'TEXT' }], rows: [['x']] }]);
+  await putFile(app, 'rig1/plain.sqlite', path.join(files, 'plain.sqlite'));
+  const p = await app.captures.queueObject({ key: 'rig1/plain.sqlite', url: app.storage.objectUrl('rig1/plain.sqlite') });
+  notImported = (await settled(app, p.capture.id)).state === 'ingested' ? p.capture.id : 0;
+  t.ok(notImported > 0, 'an ingested capture whose rows are not in the store');
   await app.close();
 });
 
@@ -154,6 +161,9 @@ test('refusals: unknown capture, not ingested, no such table, bad format, bad id
   const noTable = await rigd(['captures', 'export', String(first), 'nope'], { env });
   t.equal(noTable.code, 1);
   t.equal(noTable.stderr, `rigd: capture ${first} has no table "nope" (its tables: frames, Big, long)\n`, 'lists the tables it has');
+  const missing = await rigd(['captures', 'export', String(notImported), 'lonely'], { env });
+  t.equal(missing.code, 1);
+  t.match(missing.stderr, new RegExp(`^rigd: capture ${notImported}'s table lonely is not there in the capture store \\S+capture-store\\.sqlite: it is not imported\n$`), 'a table the store lacks: one line');
   const format = await rigd(['captures', 'export', String(first), 'frames', '--format', 'xml'], { env });
   t.equal(format.code, 2);
   t.equal(format.stderr, 'rigd: --format must be one of csv, ndjson, got "xml"\n');
