@@ -99,7 +99,7 @@ export function buildProgram(): Command {
     .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/uploads.ts'), (m) => m.uploadsCommand));
 
-  sub('captures')
+  const captures = sub('captures')
     .description('capture files and their ingestion, newest first')
     .option('--json', 'JSON only')
     .option('--state <state>', 'only captures in this state: queued, ingesting, ingested or failed')
@@ -109,6 +109,28 @@ export function buildProgram(): Command {
     .option('-w, --watch', 'a live view of ingestion with a progress bar per download (q quits); with --json: NDJSON change events')
     .option('--interval <seconds>', 'refresh of --watch', '2')
     .action(lazy(() => import('./commands/captures.ts'), (m) => m.capturesCommand));
+  captures
+    .command('show <id>')
+    .description('one capture: state, rig, project, attempts, errors, progress, and its tables (rows, columns, time span)')
+    .option('--json', 'JSON only')
+    .exitOverride()
+    .action(lazy(() => import('./commands/capture-show.ts'), (m) => m.capturesShowCommand));
+  captures
+    .command('export <id> <table>')
+    .description("one capture's rows of one table from the capture store, in the capture's column order")
+    .option('--format <format>', 'csv (header line, blobs as base64) or ndjson (one object per line, blobs as base64)', undefined)
+    .option('-o, --output <file>', 'write to FILE (whole or not at all) instead of standard output')
+    .exitOverride()
+    .action(lazy(() => import('./commands/capture-export.ts'), (m) => m.capturesExportCommand));
+  captures
+    .command('query <sql>')
+    .description('run SQL over the capture store, opened read-only (any write is refused)')
+    .option('--json', 'an array of objects only')
+    .option('--csv', 'CSV with a header line')
+    .option('--limit <n>', 'most rows shown (default 1000)')
+    .option('--timeout <seconds>', 'stop the query after this long (default 30)')
+    .exitOverride()
+    .action(lazy(() => import('./commands/capture-query.ts'), (m) => m.capturesQueryCommand));
 
   sub('ingest')
     .description('queue a capture file in storage for ingestion (rigd serve ingests it)')

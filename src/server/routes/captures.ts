@@ -2,6 +2,8 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import type { App } from '../../services/app.ts';
+import { CONTENT_TYPES, EXPORT_FORMATS, exportTable } from '../../services/captures/export.ts';
+import { attachment } from '../content-disposition.ts';
 import { setSessionCookies } from '../plugins/auth.ts';
 import { webhookUser } from '../credentials.ts';
 
@@ -62,7 +64,7 @@ const captureView = Joi.object({
 
 /**
  * POST /api/v1/webhooks/capture_uploaded (the seed's webhook, also MinIO's bucket notifications),
- * GET /api/v1/captures and GET /api/v1/captures/{id}.
+ * GET /api/v1/captures, GET /api/v1/captures/{id} and GET /api/v1/captures/{id}/tables/{table}.
  */
 export function captureRoutes(app: App): ServerRoute[] {
   return [
@@ -117,6 +119,34 @@ export function captureRoutes(app: App): ServerRoute[] {
         response: { schema: Joi.object({ success: Joi.boolean().required(), data: Joi.object({ capture: captureView.required() }).required() }), sample: 0 },
         validate: { params: Joi.object({ id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).required() }) },
         handler: async (request) => ({ success: true, data: { capture: await app.captures.get(Number(request.params.id)) } }),
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/captures/{id}/tables/{table}',
+      options: {
+        auth: 'token',
+        description: "One capture's rows of one table, streamed as CSV or NDJSON",
+        notes:
+          "The capture's own columns in its order (no capture_id), rows in insertion order. CSV: a header line, " +
+          'RFC 4180 quoting, NULL as an empty field, blobs as base64. NDJSON: one object per line, blobs as base64 strings. ' +
+          'Integers past 2^53 are exact (CSV: their digits; NDJSON: a string of their digits). ' +
+          '409 `capture_not_ingested` until the capture is ingested; 404 `table_not_found` names the tables it has.',
+        tags: ['captures'],
+        response: { schema: Joi.string().description('CSV with a header line'), sample: 0 },
+        plugins: { openapi: { produces: CONTENT_TYPES.csv, alternatives: { [CONTENT_TYPES.ndjson]: Joi.string().description('One JSON object per line') }, errors: [409] } },
+        validate: {
+          params: Joi.object({
+            id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).required(),
+            table: Joi.string().min(1).max(1024).required().description("The table's name as the capture spells it (any case)"),
+          }),
+          query: Joi.object({ format: Joi.string().valid(...EXPORT_FORMATS).default('csv') }),
+        },
+        handler: async (request, h) => {
+          const { id, table } = request.params as { id: number; table: string };
+          const out = await exportTable(app.captures, app.config.data_dir, Number(id), table, (request.query as { format: string }).format);
+          return h.response(out.stream).type(out.contentType).header('content-disposition', attachment(out.filename));
+        },
       },
     },
   ];

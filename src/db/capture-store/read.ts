@@ -1,0 +1,113 @@
+/**
+ * Reading the capture store (layout.ts) without ever writing to it: export and the operator's query.
+ *
+ * The store is opened with SQLITE_OPEN_READONLY, `PRAGMA query_only=ON` and SQLITE_LIMIT_ATTACHED 0
+ * (ATTACH and VACUUM INTO fail), so any write is refused by SQLite itself. Nothing is created in
+ * data_dir: with no `-wal` file (no writer connected, last close clean) the file is all there is and
+ * it is read as immutable (no `-shm`, no locks); with a `-wal` it is read next to it, as the doctor
+ * reads the service database (src/services/doctor/database.ts).
+ */
+import { existsSync } from 'node:fs';
+import type { Database, Statement } from 'sqlite3';
+import { CAPTURE_ID_COLUMN, captureStorePath, quoteIdent } from './layout.ts';
+
+export type StoreValue = number | string | Buffer | null;
+export type StoreRow = Record<string, StoreValue>;
+
+export interface StoreReader {
+  readonly file: string;
+  readonly db: Database;
+  close(): Promise<void>;
+}
+
+/** The store of data_dir opened read-only, or null when it does not exist (nothing imported yet). */
+export async function openStoreReadOnly(dataDir: string): Promise<StoreReader | null> {
+  const file = captureStorePath(dataDir);
+  if (!existsSync(file)) return null;
+  const { default: sqlite3 } = await import('sqlite3');
+  const immutable = !existsSync(`${file}-wal`);
+  const uri = `file:${encodeURI(file).replace(/\?/g, '%3f').replace(/#/g, '%23')}?mode=ro${immutable ? '&immutable=1' : ''}`;
+  const db = await new Promise<Database>((resolve, reject) => {
+    const conn = new sqlite3.Database(uri, sqlite3.OPEN_READONLY | sqlite3.OPEN_URI, (err) => (err ? reject(err) : resolve(conn)));
+  });
+  db.configure('busyTimeout', 5000);
+  db.configure('limit', sqlite3.LIMIT_ATTACHED, 0);
+  await run(db, 'PRAGMA query_only=ON');
+  let closed = false;
+  return {
+    file,
+    db,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (closed) return resolve();
+        closed = true;
+        db.close(() => resolve());
+      }),
+  };
+}
+
+export function run(db: Database, sql: string, params: unknown[] = []): Promise<void> {
+  return new Promise((resolve, reject) => db.run(sql, params, (err) => (err ? reject(err) : resolve())));
+}
+
+export function all<T>(db: Database, sql: string, params: unknown[] = []): Promise<T[]> {
+  return new Promise((resolve, reject) => db.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+}
+
+export function prepare(db: Database, sql: string, params: unknown[] = []): Promise<Statement> {
+  return new Promise((resolve, reject) => {
+    const stmt: Statement = db.prepare(sql, params, (err) => (err ? reject(err) : resolve(stmt)));
+  });
+}
+
+/** One step of a prepared statement: the next row, or undefined at the end. */
+export function step<T>(stmt: Statement): Promise<T | undefined> {
+  return new Promise((resolve, reject) => stmt.get((err: Error | null, row: T | undefined) => (err ? reject(err) : resolve(row))));
+}
+
+export function finalize(stmt: Statement): Promise<void> {
+  return new Promise((resolve) => stmt.finalize(() => resolve()));
+}
+
+/** The store's columns of `table` (any case), or null when the store has no such table. */
+export async function storeColumns(db: Database, table: string): Promise<string[] | null> {
+  const rows = await all<{ name: string }>(db, 'SELECT name FROM pragma_table_info(?)', [table]);
+  return rows.length > 0 ? rows.map((r) => r.name) : null;
+}
+
+/** Integers JavaScript cannot hold exactly come out as their decimal text. */
+const SAFE = Number.MAX_SAFE_INTEGER;
+function exactColumn(name: string): string {
+  const q = quoteIdent(name);
+  return `CASE WHEN typeof(${q}) = 'integer' AND (${q} > ${SAFE} OR ${q} < -${SAFE}) THEN CAST(${q} AS TEXT) ELSE ${q} END`;
+}
+
+/**
+ * The rows of one capture in one store table, in insertion order (rowid), a page at a time: memory
+ * holds one page whatever the table's size. Each row is an array of values in the order of `columns`
+ * (the capture's own order; capture_id not among them). Stops early when the consumer does.
+ */
+export async function* captureRows(db: Database, table: string, columns: string[], captureId: number, pageSize = 500): AsyncGenerator<StoreValue[]> {
+  // The store table's rowid under a name none of its columns takes.
+  const taken = new Set((await storeColumns(db, table) ?? []).map((c) => c.toLowerCase()));
+  const rowid = ['rowid', '_rowid_', 'oid'].find((n) => !taken.has(n));
+  if (!rowid) throw new Error(`store table ${table} has columns named rowid, _rowid_ and oid: its rows cannot be paged`);
+  const select = [`${rowid} AS r`, ...columns.map((c, i) => `${exactColumn(c)} AS c${i}`)].join(', ');
+  const base = `SELECT ${select} FROM ${quoteIdent(table)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = ?`;
+  const first = await prepare(db, `${base} ORDER BY ${rowid} LIMIT ?`);
+  const next = await prepare(db, `${base} AND ${rowid} > ? ORDER BY ${rowid} LIMIT ?`);
+  const page = (stmt: Statement, params: unknown[]) =>
+    new Promise<Record<string, StoreValue>[]>((resolve, reject) =>
+      stmt.all(params, (err: Error | null, rows: Record<string, StoreValue>[]) => (err ? reject(err) : resolve(rows))),
+    );
+  try {
+    let rows = await page(first, [captureId, pageSize]);
+    for (;;) {
+      for (const row of rows) yield columns.map((_, i) => row[`c${i}`] ?? null);
+      if (rows.length < pageSize) return;
+      rows = await page(next, [captureId, rows[rows.length - 1]!.r, pageSize]);
+    }
+  } finally {
+    await Promise.all([finalize(first), finalize(next)]);
+  }
+}
