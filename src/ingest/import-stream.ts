@@ -12,7 +12,7 @@
  * takes as many rows as fit in the byte bound, and at least one.
  */
 import type { Database } from 'sqlite3';
-import { reservedName } from '../db/capture-store/layout.ts';
+import { affinity, reservedName } from '../db/capture-store/layout.ts';
 import type { CaptureTable, ImportRequest, RawTimeSpan } from './capture-protocol.ts';
 import { all, quoteIdent } from './capture-reader.ts';
 import { CaptureRejected } from './capture-rejected.ts';
@@ -84,6 +84,18 @@ function rowBytes(row: unknown[]): number {
   return n;
 }
 
+/**
+ * A column as selected for the store. An integer past 2^53 in an INTEGER or NUMERIC column travels as
+ * its digits (a JavaScript number would round it); the store's column of that affinity turns the text
+ * back into the exact integer.
+ */
+function exactValue(c: { name: string; type: string }): string {
+  const q = quoteIdent(c.name);
+  const a = affinity(c.type);
+  if (a !== 'INTEGER' && a !== 'NUMERIC') return q;
+  return `CASE WHEN typeof(${q}) = 'integer' AND (${q} > ${Number.MAX_SAFE_INTEGER} OR ${q} < -${Number.MAX_SAFE_INTEGER}) THEN CAST(${q} AS TEXT) ELSE ${q} END`;
+}
+
 /** Streams the rows of `table` through `sink`; returns how many rows it sent. */
 async function streamTable(db: Database, table: CaptureTable, widest: number, opts: ImportRequest, flow: Flow): Promise<number> {
   const { key, rowid } = await keyOf(db, table);
@@ -93,7 +105,7 @@ async function streamTable(db: Database, table: CaptureTable, widest: number, op
   const order = `ORDER BY ${key.join(', ')}`;
   const after = rowid ? `${key[0]} > CAST(? AS INTEGER)` : `(${key.join(', ')}) > (${key.map(() => '?').join(', ')})`;
   const sizes = table.columns.map((c, i) => `octet_length(${quoteIdent(c.name)}) AS s${i}`).join(', ');
-  const values = table.columns.map((c, i) => `${quoteIdent(c.name)} AS c${i}`).join(', ');
+  const values = table.columns.map((c, i) => `${exactValue(c)} AS c${i}`).join(', ');
   let last: unknown[] | null = null;
   let sent = 0;
   // Rows per page when the widest row is known to fit: no measuring needed.

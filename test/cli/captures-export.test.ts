@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
+import sqlite3 from 'sqlite3';
+import { captureStorePath } from '../../src/db/capture-store/layout.ts';
 import { openApp, type App } from '../../src/services/app.ts';
 import { RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
 import { putFile, settled } from '../helpers/captures.ts';
@@ -73,8 +75,12 @@ test('setup: two captures sharing a store table, one capture that failed', async
   await putFile(app, 'rig1/plain.sqlite', path.join(files, 'plain.sqlite'));
   const p = await app.captures.queueObject({ key: 'rig1/plain.sqlite', url: app.storage.objectUrl('rig1/plain.sqlite') });
   notImported = (await settled(app, p.capture.id)).state === 'ingested' ? p.capture.id : 0;
-  t.ok(notImported > 0, 'an ingested capture whose rows are not in the store');
   await app.close();
+  // The store restored from a copy older than this capture: its table is gone.
+  const store = new sqlite3.Database(captureStorePath(dataDir));
+  await new Promise<void>((resolve, reject) => store.exec('DROP TABLE lonely', (err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve) => store.close(() => resolve()));
+  t.ok(notImported > 0, 'an ingested capture whose rows are not in the store');
 });
 
 test('CSV: header in the capture order, RFC 4180 quoting, NULL empty, blobs base64, only this capture', async (t) => {
