@@ -32,7 +32,7 @@ test('doctor server check: rigd answering, nothing listening, another program on
 
   const none = await rigd(['doctor'], { env });
   t.equal(none.code, 0, `no server: a warning, exit 0 ${none.stderr}`);
-  t.equal(line(none.stdout, 'server'), `warn  server       nothing listens on 127.0.0.1:${port} (server.host, server.port): rigd serve is not running`, 'server.host 0.0.0.0 is tried on 127.0.0.1');
+  t.equal(line(none.stdout, 'server'), `warn  server         nothing listens on 127.0.0.1:${port} (server.host, server.port): rigd serve is not running`, 'server.host 0.0.0.0 is tried on 127.0.0.1');
   t.match(fixOf(none.stdout, 'server'), /^fix: start it: systemctl start rigd; .*journalctl -u rigd -p err/, 'with its fix');
 
   const serve = await serveProcess(env, ['--host', '0.0.0.0']);
@@ -50,7 +50,7 @@ test('doctor server check: rigd answering, nothing listening, another program on
   try {
     const res = await rigd(['doctor'], { env });
     t.equal(res.code, 1, 'another program on the port: exit 1');
-    t.equal(line(res.stdout, 'server'), `fail  server       127.0.0.1:${port} answers, but not as rigd (GET /healthz: HTTP 404)`, 'says so');
+    t.equal(line(res.stdout, 'server'), `fail  server         127.0.0.1:${port} answers, but not as rigd (GET /healthz: HTTP 404)`, 'says so');
     t.match(fixOf(res.stdout, 'server'), /^fix: another program holds that port/, 'with its fix');
   } finally {
     other.close();
@@ -68,7 +68,7 @@ test('doctor upload_host and disk_space checks', async (t) => {
 
   const unknown = await rigd(['doctor'], { env: { ...base, RIGD_VPN_HOST: 'rigd-upload.invalid' } });
   t.equal(unknown.code, 0, `a name that does not resolve: a warning, exit 0 ${unknown.stdout}`);
-  t.equal(line(unknown.stdout, 'upload_host'), 'warn  upload_host  rigd-upload.invalid (vpn.host, where rigs upload) does not resolve from here (ENOTFOUND)', 'says which name and which key');
+  t.equal(line(unknown.stdout, 'upload_host'), 'warn  upload_host    rigd-upload.invalid (vpn.host, where rigs upload) does not resolve from here (ENOTFOUND)', 'says which name and which key');
   t.match(fixOf(unknown.stdout, 'upload_host'), /^fix: make the VPN's DNS .*"10\.144\.0\.1 rigd-upload\.invalid".* or set vpn\.host to that address$/, 'with its fix');
 
   const literal = await rigd(['doctor'], { env: { ...base, RIGD_VPN_HOST: 'rigd-upload.invalid', RIGD_STORAGE_PUBLIC_URL: 'http://10.144.180.1:3000' } });
