@@ -133,9 +133,14 @@ test('captures --watch and ingest --wait views: download bar advancing, then the
   c = capture('ingesting', { step: 'download', bytes: 4096, total: 4096 });
   await until(view.lastFrame, (f) => f.includes(progressBar(1, 1)), 'download at 100 %');
   t.pass('the download bar advanced');
-  c = capture('ingested', null, { tables: [{ name: 'fixes', columns: [], rows: 12, time_column: null, first: null, last: null }] });
-  await until(view.lastFrame, (f) => f.includes('1 tables, 12 rows'), 'the result');
-  t.pass('ingested: tables and rows');
+  c = capture('ingested', null, {
+    tables: [
+      { name: 'fixes', columns: [], rows: 12, time_column: 'at', first: '2026-11-23T07:41:08.000Z', last: '2026-11-23T09:02:11.000Z' },
+      { name: 'notes', columns: [], rows: 3, time_column: null, first: null, last: null },
+    ],
+  });
+  await until(view.lastFrame, (f) => f.includes('fixes 12 rows (2026-11-23 07:41..09:02Z); notes 3 rows'), 'the result');
+  t.pass('ingested: each table with its rows and, where it has one, its time span');
   view.unmount();
 
   let step = 0;

@@ -1,12 +1,23 @@
 import type { CaptureView } from '../../services/captures/service.ts';
+import type { CaptureTableSummary } from '../../db/capture-store/layout.ts';
 import { formatBytes, progressBar } from './progress-bar.ts';
 
+/** "2026-11-23 07:41..09:02Z" (one day) or "2026-11-22 23:10..2026-11-23 01:02Z". */
+export function shortSpan(first: string, last: string): string {
+  const [d1, t1] = [first.slice(0, 10), first.slice(11, 16)];
+  const [d2, t2] = [last.slice(0, 10), last.slice(11, 16)];
+  return d1 === d2 ? `${d1} ${t1}..${t2}Z` : `${d1} ${t1}..${d2} ${t2}Z`;
+}
+
+/** One table of an ingested capture in a list: its rows, and its time span when it has one. */
+function tableText(t: CaptureTableSummary): string {
+  return `${t.name} ${t.rows} rows${t.first && t.last ? ` (${shortSpan(t.first, t.last)})` : ''}`;
+}
 
 /** What a capture is doing or how it ended: a bar while downloading, the step after, the result at the end. */
 export function captureProgress(c: CaptureView): string {
   if (c.state === 'ingested' && c.tables) {
-    const rows = c.tables.reduce((n, t) => n + t.rows, 0);
-    return `${c.tables.length} tables, ${rows} rows`;
+    return c.tables.length === 0 ? 'no tables' : c.tables.map(tableText).join('; ');
   }
   if (c.state === 'failed' || (c.state === 'queued' && c.last_error)) {
     return `${c.state === 'queued' ? 'retrying after ' : ''}${c.error_code ?? 'error'}: ${c.last_error ?? ''}`;
