@@ -145,12 +145,12 @@ test('extracted: unit and config fit the package paths; the closure runs with th
     serve.on('exit', () => resolve(false));
   });
   t.ok(listening, `serve starts from the package (${output.trim().split('\n')[0] ?? ''})`);
-  const code = await new Promise<number | null>((resolve) => {
-    if (serve.exitCode !== null) resolve(serve.exitCode);
-    serve.on('exit', (c) => resolve(c));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    if (serve.exitCode !== null) resolve([serve.exitCode, null]);
+    serve.on('exit', (c, sig) => resolve([c, sig]));
     serve.kill('SIGTERM');
   });
-  t.equal(code, 0, 'and stops cleanly on SIGTERM');
+  t.equal(code, 0, `and stops cleanly on SIGTERM${code === 0 ? '' : ` (signal ${signal}; it printed: ${output.slice(-2000)})`}`);
   t.end();
 });
 
