@@ -79,12 +79,8 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
     await closeWithin(app, FAILED_START_CLOSE_MS);
     throw err;
   }
-  // rigd restore refuses while this marker names a live process.
-  const unmark = markServing(config.data_dir);
-  process.on('exit', unmark);
-  const hint = (await app.users.list()).length === 0 ? 'no users yet: add one with  rigd user add NAME --email EMAIL\n' : '';
-  process.stdout.write(`rigd listening on ${displayUrl(config.server.host, Number(server.info.port))}\n${hint}`);
-
+  // Handlers before the listening line: whoever reads that line may signal at once, and a signal
+  // that arrives before its handler exists kills the process with the default action.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -103,4 +99,9 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // rigd restore refuses while this marker names a live process.
+  const unmark = markServing(config.data_dir);
+  process.on('exit', unmark);
+  const hint = (await app.users.list()).length === 0 ? 'no users yet: add one with  rigd user add NAME --email EMAIL\n' : '';
+  process.stdout.write(`rigd listening on ${displayUrl(config.server.host, Number(server.info.port))}\n${hint}`);
 }
