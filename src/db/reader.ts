@@ -16,7 +16,8 @@ export interface LiteReader extends Reader {
  * not exist yet or is not at the latest migration (then the caller opens it fully, which creates
  * and migrates it). It never writes and never loads Sequelize.
  */
-export async function openLiteReader(dataDir: string): Promise<LiteReader | null> {
-  const { liteReaderOpener } = await import('./dialect/index.ts');
-  return (await liteReaderOpener())(dataDir);
+export async function openLiteReader(dataDir: string, url?: string): Promise<LiteReader | null> {
+  const { liteReaderOpener, defaultDatabaseUrl } = await import('./dialect/index.ts');
+  const target = url ?? defaultDatabaseUrl();
+  return (await liteReaderOpener(target))(dataDir, target);
 }
