@@ -1,7 +1,7 @@
 // The Dialect contract, on a real database: what src/db's domain writes rely on, whichever engine
-// runs underneath (SQLite today).
+// runs underneath (SQLite, or PostgreSQL under npm run test:pg).
 import test from 'tape';
-import { loadDialect, DIALECT } from '../../src/db/dialect/index.ts';
+import { dialectNameOf, loadDialect } from '../../src/db/dialect/index.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import { insertReservations } from '../../src/db/reservations.ts';
 import { storeRigReports, type ReportRow } from '../../src/db/rig-reports.ts';
@@ -28,7 +28,7 @@ test('the chosen dialect is the one the database runs on', async (t) => {
   const db = await openDatabase(tmpDir());
   try {
     t.equal(db.dialect, await loadDialect(), 'Database.dialect is the chosen one');
-    t.equal(db.dialect.name, DIALECT);
+    t.equal(db.dialect.name, dialectNameOf(), 'the engine database.url (RIGD_DATABASE_URL) selects');
     await db.ping();
     await db.probeWrite();
     t.equal(db.writes.health.failing, null, 'the write probe committed');

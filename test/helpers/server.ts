@@ -22,7 +22,8 @@ export function testConfig(overrides: DeepPartial<Config> = {}): Readonly<Config
   const { auth, ...rest } = overrides;
   return loadConfig({
     env: {},
-    overrides: { data_dir: tmpDir(), ...rest, auth: { bcrypt_cost: 4, ...auth } } as Record<string, unknown>,
+    // database.url: the file's own PostgreSQL database when the suite runs on one (test/run.mjs).
+    overrides: { data_dir: tmpDir(), database: { url: process.env.RIGD_DATABASE_URL ?? '' }, ...rest, auth: { bcrypt_cost: 4, ...auth } } as Record<string, unknown>,
   }).config;
 }
 
