@@ -2,9 +2,11 @@ import test from 'tape';
 import { QueryTypes } from 'sequelize';
 import { openDatabase } from '../../src/db/index.ts';
 import { rejects } from '../helpers/assert.ts';
+import { sqliteOnly } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 test('pragmas reach both the read connection and the transaction connection', async (t) => {
+  if (sqliteOnly(t, 'pragmas are per SQLite connection; PostgreSQL has none')) return;
   const db = await openDatabase(tmpDir());
   try {
     const read = async (sql: string) => db.sequelize.query(sql, { plain: true, type: QueryTypes.SELECT });
@@ -100,7 +102,7 @@ test('a failed COMMIT frees the writer: the next write runs (no restart)', async
     await rejects(
       t,
       db.writes.run((tx) => db.sequelize.query('INSERT INTO child (id, parent_id) VALUES (1, 42)', { transaction: tx })),
-      /FOREIGN KEY/,
+      /FOREIGN KEY|foreign key/,
       'the COMMIT fails',
     );
     await db.writes.run(async (tx) => {
