@@ -13,7 +13,9 @@ export interface CliResult {
 
 /** Environment for a child rigd: only what the test gives, plus PATH and HOME. */
 export function rigdEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn', ...env };
+  // RIGD_DATABASE_URL: the test file's own PostgreSQL database when the suite runs on one.
+  const database = process.env.RIGD_DATABASE_URL ? { RIGD_DATABASE_URL: process.env.RIGD_DATABASE_URL } : {};
+  return { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn', ...database, ...env };
 }
 
 /** A user to run the child as (the test runs as root): uid and gid, set with setpriv. */
