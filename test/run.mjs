@@ -50,7 +50,12 @@ async function runFile(file) {
   try {
     await runProcess(file, database ? { RIGD_DATABASE_URL: database.url } : {});
   } finally {
-    if (database) await pgAdmin.query(`DROP DATABASE IF EXISTS "${database.name}" WITH (FORCE)`);
+    if (database) {
+      // The file's database and those of its data dirs (test/helpers/dialect.ts databaseUrlFor).
+      const template = pgTemplate.pathname.slice(1);
+      const { rows } = await pgAdmin.query('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${template}\\_%`]);
+      for (const { datname } of rows) await pgAdmin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    }
   }
 }
 

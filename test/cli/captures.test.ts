@@ -14,6 +14,7 @@ import { rigd, serveProcess } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { testConfig } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
+import { testDb } from '../helpers/dialect.ts';
 
 const files = tmpDir();
 
@@ -24,7 +25,7 @@ async function put(dataDir: string, key: string, file: string): Promise<void> {
 }
 
 async function captureRow(dataDir: string, key: string) {
-  const db = await openDatabase(dataDir);
+  const db = await openDatabase(dataDir, testDb(dataDir));
   try {
     const row = await db.models.Capture.findOne({ where: { key } });
     if (!row) return null;

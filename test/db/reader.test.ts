@@ -22,7 +22,7 @@ test('the lite reader: null for a missing or unmigrated database; the same rows 
   t.equal(await openLiteReader(dir), null, 'an empty file (never migrated): null');
 
   const config = testConfig();
-  const db = await openDatabase(config.data_dir);
+  const db = await openDatabase(config.data_dir, { url: config.database.url });
   try {
     await db.writes.run(async (tx) => {
       await db.models.User.create({ username: 'Zed', username_key: 'zed', email: 'z@x.org', email_key: 'z@x.org', password_hash: 'h', is_admin: true, rig_ui_settings: '{"a":1}' }, { transaction: tx });

@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/db/index.ts';
 import { http } from '../helpers/http.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
+import { testDb } from '../helpers/dialect.ts';
 
 const mounted: string[] = [];
 process.on('exit', () => {
@@ -158,7 +159,7 @@ test('disk full: 503 disk_full, healthz names it, nothing acknowledged is lost, 
     s = undefined;
 
     // Reopened from the file: every acknowledged report is there.
-    const db = await openDatabase(dataDir);
+    const db = await openDatabase(dataDir, testDb(dataDir));
     try {
       const rows = await db.reader.all<{ serial: string }>('SELECT serial FROM rig_reports');
       const stored = new Set(rows.map((r) => r.serial));

@@ -8,8 +8,8 @@ import { SequelizeStorage, Umzug } from 'umzug';
 import { openDatabase } from '../../../src/db/index.ts';
 import { MIGRATIONS_TABLE } from '../../../src/db/migrate.ts';
 import { migrations } from '../../../src/db/migrations/index.ts';
-import { defaultDatabaseUrl, loadDialect } from '../../../src/db/dialect/index.ts';
-import { onPostgres } from '../../helpers/dialect.ts';
+import { loadDialect } from '../../../src/db/dialect/index.ts';
+import { onPostgres, testDb } from '../../helpers/dialect.ts';
 import { tmpDir } from '../../helpers/tmp.ts';
 
 const TARGET = '20261123-0002-capture-state-in-jobs';
@@ -44,7 +44,7 @@ async function capture(sequelize: Sequelize, key: string, state: string, jobId: 
 test('an old database with captures in every state: upgraded, the capture row winning', async (t) => {
   const dir = tmpDir();
   const dialect = await loadDialect();
-  const old = dialect.connect(dir, { url: defaultDatabaseUrl() });
+  const old = dialect.connect(dir, testDb(dir));
   await migrateUpTo(old, '20261123-0001-rig-reports-by-version');
   const ids: Record<string, number> = {};
   // ingested (only inspected): its done job goes back to queued, attempts 0, results cleared.
@@ -63,7 +63,7 @@ test('an old database with captures in every state: upgraded, the capture row wi
   ids.orphan = await capture(old, 'f.sqlite', 'queued', null);
   await dialect.close(old);
 
-  const db = await openDatabase(dir);
+  const db = await openDatabase(dir, testDb(dir));
   try {
     const read = async (id: number) => {
       const c = await db.models.Capture.findByPk(id, { include: [{ association: 'job', required: false }] });
