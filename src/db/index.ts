@@ -55,6 +55,7 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
   const writes = dialect.writePath(sequelize, dataDir);
   let closed = false;
   const reader: Reader = {
+    engine: dialect.name === 'postgres' ? 'postgres' : 'sqlite',
     all: <T>(sql: string, params: unknown[] = []) =>
       sequelize.query(sql, { replacements: params, type: QueryTypes.SELECT }) as Promise<T[]>,
   };

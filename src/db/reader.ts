@@ -5,6 +5,13 @@
  */
 export interface Reader {
   all<T>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** The engine the SQL runs on, for the few fragments that differ (date arithmetic). @default 'sqlite' */
+  readonly engine?: 'sqlite' | 'postgres';
+}
+
+/** SQL for the seconds from timestamp expression b to a, on reader's engine. */
+export function secondsBetween(reader: Reader, a: string, b: string): string {
+  return reader.engine === 'postgres' ? `EXTRACT(EPOCH FROM (${a} - ${b}))` : `(julianday(${a}) - julianday(${b})) * 86400.0`;
 }
 
 export interface LiteReader extends Reader {

@@ -10,14 +10,14 @@ import { JobError, PermanentJobError } from '../../src/jobs/errors.ts';
 import { getJob } from '../../src/jobs/read.ts';
 import { JobRunner, type RunOutcome } from '../../src/jobs/runner.ts';
 import { sleep, tempDataDir, waitFor } from '../helpers/jobs.ts';
-import { withDb } from '../helpers/dialect.ts';
+import { onPostgres, withDb } from '../helpers/dialect.ts';
 
 async function withResults(db: Database): Promise<void> {
-  await db.writes.run((transaction) => db.sequelize.query('CREATE TABLE results (job_id INTEGER NOT NULL, note TEXT)', { transaction }));
+  await db.writes.run((transaction) => db.sequelize.query(`CREATE TABLE results (seq ${onPostgres ? 'SERIAL' : 'INTEGER'} PRIMARY KEY, job_id INTEGER NOT NULL, note TEXT)`, { transaction }));
 }
 
 async function results(db: Database): Promise<{ job_id: number; note: string }[]> {
-  return db.sequelize.query('SELECT job_id, note FROM results ORDER BY rowid', { type: QueryTypes.SELECT });
+  return db.sequelize.query('SELECT job_id, note FROM results ORDER BY seq', { type: QueryTypes.SELECT });
 }
 
 async function queue(db: Database, kind: string, maxAttempts = 3): Promise<number> {

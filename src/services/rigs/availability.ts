@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import type { Reader } from '../../db/reader.ts';
+import { secondsBetween, type Reader } from '../../db/reader.ts';
 import { sqlTime } from './history.ts';
 import { isoWithOffset } from '../time-text.ts';
 
@@ -70,7 +70,7 @@ async function gapsSince(reader: Reader, rigId: string, since: Date, offlineAfte
          WHERE rig_id = ? AND received_at >= COALESCE((SELECT MAX(received_at) FROM rig_reports WHERE rig_id = ? AND received_at < ?), ?)
        )
        SELECT prev, received_at FROM r
-       WHERE prev IS NOT NULL AND (julianday(received_at) - julianday(prev)) * 86400.0 > ?
+       WHERE prev IS NOT NULL AND ${secondsBetween(reader, 'received_at', 'prev')} > ?
        ORDER BY received_at`,
       [rigId, rigId, sinceText, sinceText, offlineAfterS],
     ),
@@ -149,7 +149,7 @@ export async function fleetStretches(reader: Reader, config: AvailabilityConfig,
        FROM rig_reports WHERE received_at >= ?
      )
      SELECT rig_id,
-            MAX(CASE WHEN prev IS NULL OR (julianday(received_at) - julianday(prev)) * 86400.0 > ? THEN received_at END) AS since,
+            MAX(CASE WHEN prev IS NULL OR ${secondsBetween(reader, 'received_at', 'prev')} > ? THEN received_at END) AS since,
             MAX(received_at) AS last
      FROM r GROUP BY rig_id`,
     [sqlTime(new Date(now.getTime() - Math.max(STRETCH_LOOKBACK_S, 2 * offlineAfterS) * 1000)), offlineAfterS],

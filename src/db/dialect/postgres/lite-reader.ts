@@ -38,6 +38,7 @@ export async function openLiteReader(_dataDir: string, url?: string): Promise<Li
     throw postgresOpenError(url, err) ?? new Error(redactText(String((err as Error)?.message ?? err)));
   }
   const reader: LiteReader = {
+    engine: 'postgres',
     all: async <T>(sql: string, params: unknown[] = []) => (await client.query(numberedPlaceholders(sql), params)).rows as T[],
     close: () => client.end(),
   };
