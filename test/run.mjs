@@ -17,11 +17,49 @@ function find(dir) {
 }
 
 const files = process.argv.length > 2 ? process.argv.slice(2).map((f) => path.resolve(f)) : find(path.join(root, 'test')).sort();
+// With RIGD_TEST_DATABASE_URL (postgres://.../template), each file runs on a fresh PostgreSQL
+// database copied from that template (RIGD_DATABASE_URL in its environment), dropped afterwards.
+const pgTemplate = process.env.RIGD_TEST_DATABASE_URL ? new URL(process.env.RIGD_TEST_DATABASE_URL) : null;
+let pgAdmin = null;
+if (pgTemplate) {
+  const { default: pg } = await import('pg');
+  const adminUrl = new URL(pgTemplate);
+  adminUrl.pathname = '/postgres';
+  pgAdmin = new pg.Client({ connectionString: adminUrl.toString() });
+  await pgAdmin.connect();
+}
+let fileNo = 0;
+
+/** A fresh database for one test file, as RIGD_DATABASE_URL, or null on SQLite. */
+async function freshDatabase() {
+  if (!pgTemplate) return null;
+  const template = pgTemplate.pathname.slice(1);
+  const name = `${template}_${process.pid}_${++fileNo}`;
+  await pgAdmin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  const url = new URL(pgTemplate);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
+}
+
 let passed = 0;
 let failed = 0;
 const failures = [];
 
-function runFile(file) {
+async function runFile(file) {
+  const database = await freshDatabase();
+  try {
+    await runProcess(file, database ? { RIGD_DATABASE_URL: database.url } : {});
+  } finally {
+    if (database) {
+      // The file's database and those of its data dirs (test/helpers/dialect.ts databaseUrlFor).
+      const template = pgTemplate.pathname.slice(1);
+      const { rows } = await pgAdmin.query('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${template}\\_%`]);
+      for (const { datname } of rows) await pgAdmin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    }
+  }
+}
+
+function runProcess(file, extraEnv) {
   return new Promise((resolve) => {
     const rel = path.relative(root, file);
     process.stdout.write(`# file: ${rel}\n`);
@@ -30,7 +68,7 @@ function runFile(file) {
       stdio: ['ignore', 'pipe', 'inherit'],
       // As bin/rigd does: the in-process servers of the tests get the same thread pool as `rigd serve`
       // (libuv sizes it before a test file's first line runs, so only the parent can set it).
-      env: { UV_THREADPOOL_SIZE: '16', ...process.env, FORCE_COLOR: '0' },
+      env: { UV_THREADPOOL_SIZE: '16', ...process.env, ...extraEnv, FORCE_COLOR: '0' },
     });
     let buf = '';
     let filePassed = 0;
@@ -69,6 +107,7 @@ function runFile(file) {
 }
 
 for (const file of files) await runFile(file);
+if (pgAdmin) await pgAdmin.end();
 if (failures.length) {
   process.stdout.write('\n# failures:\n' + failures.map((f) => `#   ${f}`).join('\n') + '\n');
 }

@@ -70,7 +70,7 @@ export async function withApp<T>(cmd: Command, fn: (app: import('../services/app
 export async function withReader<T>(cmd: Command, fn: (reader: Reader, config: Readonly<Config>) => Promise<T>): Promise<T> {
   const config = await configFor(cmd);
   const { openLiteReader } = await import('../db/reader.ts');
-  const lite = await openLiteReader(config.data_dir);
+  const lite = await openLiteReader(config.data_dir, config.database.url);
   if (!lite) return withApp(cmd, (app) => fn(app.db.reader, config));
   try {
     return await fn(lite, config);

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { CannotStart, ConfigError, DomainError, EnvFileError } from '../errors.ts';
+import { passwordOf, redactText } from '../db/database-url.ts';
 import { terminalLines } from './terminal-text.ts';
 
 /** Exit codes of every command. */
@@ -62,6 +63,7 @@ export function reportFailure(err: unknown, write: (line: string) => void = (l) 
     write(`rigd: database: ${sqlite}\n`);
     return EXIT.failure;
   }
-  write(`rigd: unexpected error: ${e?.stack ?? String(err)}\n`);
+  // Whatever it is, a database URL's password in it is masked.
+  write(`rigd: unexpected error: ${redactText(e?.stack ?? String(err), passwordOf(process.env.RIGD_DATABASE_URL ?? ''))}\n`);
   return EXIT.failure;
 }

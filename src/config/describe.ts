@@ -6,6 +6,7 @@
  * example), so a key added to schema.ts is described without anything added here.
  */
 import type Joi from 'joi';
+import { redactUrl } from '../db/database-url.ts';
 import { KeyedProblem, Problem } from './rules.ts';
 
 /** Values of these keys are never printed. */
@@ -13,6 +14,8 @@ const SECRET = /(secret|token|password|access_key)$/;
 
 function shown(key: string, value: unknown): string {
   if (typeof value === 'string' && SECRET.test(key)) return `(hidden, ${value.length} characters)`;
+  // A URL may carry a password: shown with it masked.
+  if (typeof value === 'string' && key === 'database.url') value = redactUrl(value);
   const text = value === undefined ? 'nothing' : typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

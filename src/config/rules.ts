@@ -6,6 +6,7 @@
  */
 import Joi from 'joi';
 import ipaddr from 'ipaddr.js';
+import { databaseUrlProblem } from '../db/database-url.ts';
 
 /** "is not an IPv4 CIDR (expected like 10.144.0.0/16)": what is wrong and what is allowed. */
 export class Problem extends Error {
@@ -155,4 +156,13 @@ export function pathText(): Joi.StringSchema {
     if (value.length > 4000) throw new Problem('is longer than 4000 characters (expected a directory path, like /var/lib/rigd)');
     return value;
   }, 'path');
+}
+
+/** database.url: empty (SQLite in data_dir) or a postgres:// / postgresql:// URL naming a database. */
+export function databaseUrl(): Joi.StringSchema {
+  return Joi.string().custom((value: string) => {
+    const problem = databaseUrlProblem(value);
+    if (problem) throw new Problem(problem);
+    return value;
+  }, 'database URL');
 }

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { addressOrCidr, bucketName, endpoint, httpUrl, ipv4Cidr, KeyedProblem, pathText, tileUrlTemplate } from './rules.ts';
+import { addressOrCidr, bucketName, databaseUrl, endpoint, httpUrl, ipv4Cidr, KeyedProblem, pathText, tileUrlTemplate } from './rules.ts';
 
 /**
  * The whole configuration, as the program sees it after defaults are applied.
@@ -23,6 +23,10 @@ export interface Config {
   };
   vpn: { host: string; cidr: string; rig_domain: string };
   data_dir: string;
+  database: {
+    /** Empty: SQLite in data_dir. postgres://user:password@host:5432/db: that PostgreSQL database. */
+    url: string;
+  };
   storage: {
     driver: 'embedded' | 'minio';
     bucket: string;
@@ -101,6 +105,9 @@ export const configSchema = Joi.object<Config>({
     rig_domain: Joi.string().hostname().lowercase().default('rigs.internal'),
   }).default(),
   data_dir: pathText().default('./data'),
+  database: Joi.object({
+    url: databaseUrl().allow('').default(''),
+  }).default(),
   storage: Joi.object({
     driver: Joi.string().valid('embedded', 'minio').default('embedded'),
     bucket: bucketName().default('captures'),

@@ -4,7 +4,9 @@ import type { Reader } from './reader.ts';
 import { initModels, type Models } from './models/index.ts';
 import { migrate } from './migrate.ts';
 import { databaseOpenError } from './open-error.ts';
-import { loadDialect, type ConnectOptions, type Dialect } from './dialect/index.ts';
+import { defaultDatabaseUrl, loadDialect, type ConnectOptions, type Dialect } from './dialect/index.ts';
+import { redactText } from './database-url.ts';
+import { postgresOpenError } from './dialect/postgres/open-error.ts';
 import { DB_FILE } from './file.ts';
 import type { WritePath } from './write-path.ts';
 
@@ -36,21 +38,24 @@ export interface OpenOptions extends ConnectOptions {
  * opened (a directory, no permission, not a database) throws CannotStart naming it; nothing stays open.
  */
 export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Database> {
-  const dialect = await loadDialect();
+  const url = opts.url ?? defaultDatabaseUrl();
+  const dialect = await loadDialect(url);
   let sequelize: Sequelize | undefined;
   try {
-    sequelize = dialect.connect(dataDir, opts);
+    sequelize = dialect.connect(dataDir, { ...opts, url });
     // The first connection (and its pragmas) opens the file: fail here, before any migration.
     await sequelize.authenticate();
     if (opts.migrate !== false) await migrate(sequelize, dataDir);
   } catch (err) {
     if (sequelize) await dialect.close(sequelize).catch(() => undefined);
+    if (dialect.name === 'postgres') throw postgresOpenError(url, err) ?? redactError(err, url);
     throw databaseOpenError(path.join(dataDir, DB_FILE), err) ?? err;
   }
   const models = initModels(sequelize);
   const writes = dialect.writePath(sequelize, dataDir);
   let closed = false;
   const reader: Reader = {
+    engine: dialect.name === 'postgres' ? 'postgres' : 'sqlite',
     all: <T>(sql: string, params: unknown[] = []) =>
       sequelize.query(sql, { replacements: params, type: QueryTypes.SELECT }) as Promise<T[]>,
   };
@@ -69,6 +74,24 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
       await dialect.close(sequelize);
     },
   };
+}
+
+/** err with any password of url taken out of its message (a driver may quote its connection string). */
+function redactError(err: unknown, url: string): unknown {
+  if (err instanceof Error) {
+    err.message = redactText(err.message, ...secretsOf(url));
+    if (err.stack) err.stack = redactText(err.stack, ...secretsOf(url));
+  }
+  return err;
+}
+
+function secretsOf(url: string): string[] {
+  try {
+    const p = new URL(url).password;
+    return p ? [p, decodeURIComponent(p)] : [];
+  } catch {
+    return [];
+  }
 }
 
 export type { Models } from './models/index.ts';

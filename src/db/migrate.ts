@@ -55,11 +55,22 @@ export async function migrationStatus(sequelize: Sequelize): Promise<MigrationSt
 
 /**
  * Applies pending migrations. The server and CLI commands may start at the same moment on a
- * fresh data_dir, so the run holds a lock file in dataDir (stale after 10 s if its holder died).
+ * fresh data_dir, so the run holds a lock file in dataDir (stale after 10 s if its holder died);
+ * on PostgreSQL, an advisory lock of the server.
  * Returns the names applied by this call.
  */
 export async function migrate(sequelize: Sequelize, dataDir: string): Promise<string[]> {
   if ((await pendingMigrations(sequelize)).length === 0) return [];
+  if (sequelize.getDialect() === 'postgres') {
+    // PostgreSQL: the lock is the server's (processes on other hosts share it), taken before umzug
+    // creates its table, which two processes could otherwise both try at once.
+    const { withAdvisoryLock, MIGRATION_LOCK_KEY } = await import('./dialect/postgres/advisory-lock.ts');
+    return withAdvisoryLock(sequelize, MIGRATION_LOCK_KEY, async () => {
+      const umzug = await umzugFor(sequelize);
+      const applied = await umzug.up();
+      return applied.map((m) => m.name);
+    });
+  }
   const umzug = await umzugFor(sequelize);
   if ((await umzug.pending()).length === 0) return [];
   const target = path.join(dataDir, '.migrate');

@@ -40,6 +40,17 @@ export interface Failure {
  * every write goes through the process's one write path and is fenced by the lease, so a run
  * whose lease was taken over can no longer change the job.
  */
+/** The claim on PostgreSQL: FOR UPDATE SKIP LOCKED, times from the database's clock. */
+const PG_CLAIM = `UPDATE jobs
+    SET state = 'running', attempts = attempts + 1, lease_owner = :owner,
+        lease_expires_at = now() + make_interval(secs => :leaseS), updated_at = now(), started_at = now(), finished_at = NULL
+  WHERE id = (SELECT id FROM jobs
+               WHERE state = 'queued' AND run_after <= now() AND kind IN (:kinds)
+               ORDER BY run_after, id LIMIT 1
+               FOR UPDATE SKIP LOCKED)
+    AND state = 'queued'
+  RETURNING id`;
+
 export class RunnerStore {
   constructor(private readonly db: Database) {}
 
@@ -71,8 +82,13 @@ export class RunnerStore {
     if (kinds.length === 0) return null;
     return this.db.writes.run(async (transaction) => {
       const now = new Date();
-      const rows = await this.db.sequelize.query<{ id: number }>(
-        `UPDATE jobs
+      const rows =
+        this.db.dialect.name === 'postgres'
+          ? // PostgreSQL: concurrent claimers skip the row another one has locked instead of waiting
+            // for it and updating nothing; the lease and due times are the server's clock.
+            await this.db.sequelize.query<{ id: number }>(PG_CLAIM, { replacements: { owner, leaseS: leaseMs / 1000, kinds }, type: QueryTypes.SELECT, transaction })
+          : await this.db.sequelize.query<{ id: number }>(
+              `UPDATE jobs
             SET state = 'running', attempts = attempts + 1, lease_owner = :owner,
                 lease_expires_at = :expires, updated_at = :now, started_at = :now, finished_at = NULL
           WHERE id = (SELECT id FROM jobs
@@ -80,12 +96,12 @@ export class RunnerStore {
                        ORDER BY run_after, id LIMIT 1)
             AND state = 'queued'
           RETURNING id`,
-        {
-          replacements: { owner, now, expires: new Date(now.getTime() + leaseMs), kinds },
-          type: QueryTypes.SELECT,
-          transaction,
-        },
-      );
+              {
+                replacements: { owner, now, expires: new Date(now.getTime() + leaseMs), kinds },
+                type: QueryTypes.SELECT,
+                transaction,
+              },
+            );
       if (rows.length === 0) return null;
       const row = await this.#Job.findByPk(rows[0].id, { transaction });
       return row ? toJobInfo(row) : null;

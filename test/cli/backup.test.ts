@@ -7,6 +7,7 @@ import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { rigd, serveProcess } from '../helpers/cli.ts';
 import { tmpDir } from '../helpers/tmp.ts';
+import { testDb } from '../helpers/dialect.ts';
 
 function query<T>(file: string, sql: string): Promise<T[]> {
   return new Promise((resolve, reject) => {
@@ -100,7 +101,7 @@ test('backup files and their temp files are 0600 (they hold password hashes and 
   // The temp file, caught while VACUUM INTO writes it (a database big enough to take a while).
   const { backupDatabase } = await import('../../src/db/backup.ts');
   const { openDatabase } = await import('../../src/db/index.ts');
-  const db = await openDatabase(dataDir);
+  const db = await openDatabase(dataDir, testDb(dataDir));
   await db.sequelize.query('CREATE TABLE filler (b BLOB)');
   await db.writes.run(async (tx) => {
     for (let i = 0; i < 200; i++) await db.sequelize.query('INSERT INTO filler VALUES (randomblob(65536))', { transaction: tx });

@@ -14,7 +14,7 @@ test('rigd fleet: counts by status, branch and version; rigs behind the newest v
   const empty = await rigd(['fleet'], { env });
   t.deepEqual([empty.code, empty.stdout], [0, 'no rig has reported yet\n'], 'no rig: a hint, exit 0');
 
-  const db = await openDatabase(config.data_dir);
+  const db = await openDatabase(config.data_dir, { url: config.database.url });
   let at = Date.now();
   const rigs = new RigService(db, config, { now: () => new Date(at) });
   const report = (id: string, agoMs: number, branch: string, version: string) => {

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import test from 'tape';
 import { rigd, serveProcess } from '../helpers/cli.ts';
+import { databaseUrlFor, onPostgres } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 test('a database migrated by a newer rigd is refused by serve and by commands, data kept', async (t) => {
@@ -12,8 +13,12 @@ test('a database migrated by a newer rigd is refused by serve and by commands, d
   t.equal(add.code, 0, 'a user is stored');
   const backup = path.join(path.dirname(env.RIGD_DATA_DIR), 'before-upgrade.sqlite');
   t.equal((await rigd(['backup', backup], { env })).code, 0, 'a backup made by this rigd');
-  const db = path.join(env.RIGD_DATA_DIR, 'rigd.sqlite');
-  execFileSync('sqlite3', [db, "INSERT INTO schema_migrations (name) VALUES ('29991231-0001-from-the-future.ts')"]);
+  // The database's own client: sqlite3 on the file, or psql on the data_dir's PostgreSQL database.
+  const sql = (statement: string) =>
+    onPostgres
+      ? execFileSync('psql', ['-qAtX', databaseUrlFor(env.RIGD_DATA_DIR), '-c', statement], { encoding: 'utf8' })
+      : execFileSync('sqlite3', [path.join(env.RIGD_DATA_DIR, 'rigd.sqlite'), statement], { encoding: 'utf8' });
+  sql("INSERT INTO schema_migrations (name) VALUES ('29991231-0001-from-the-future.ts')");
 
   const migrate = await rigd(['migrate'], { env });
   t.equal(migrate.code, 1, 'rigd migrate exits 1');
@@ -31,7 +36,7 @@ test('a database migrated by a newer rigd is refused by serve and by commands, d
   t.match(serve.stderr, /exited with 1/, "it exits 1 (systemd restarts nothing that cannot start; the operator sees why)");
   t.match(serve.stderr, /newer rigd/, 'and says why');
 
-  const users = execFileSync('sqlite3', [db, 'SELECT username FROM users'], { encoding: 'utf8' }).trim();
+  const users = sql('SELECT username FROM users').trim();
   t.equal(users, 'ana', 'the stored user is still there');
 
   const restore = await rigd(['restore', backup], { env });

@@ -15,7 +15,7 @@ const HOUR = 3600_000;
 
 /** Rig7 reports over three days from two positions; rig8 has its own upload and capture. */
 const setup = fixture(async () => {
-  const db = await openDatabase(config.data_dir);
+  const db = await openDatabase(config.data_dir, { url: config.database.url });
   let at = Date.now();
   const rigs = new RigService(db, config, { now: () => new Date(at) });
   const report = (id: string, agoMs: number, lat: string, version = '2.0') => {

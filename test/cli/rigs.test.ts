@@ -10,7 +10,7 @@ test('rigd rigs: table, --json, --status, as a child process on the server datab
   const empty = await rigd(['rigs'], { env });
   t.deepEqual([empty.code, empty.stdout], [0, 'no rig has reported yet\n'], 'fresh data_dir: a hint, exit 0');
 
-  const db = await openDatabase(config.data_dir);
+  const db = await openDatabase(config.data_dir, { url: config.database.url });
   let at = Date.now();
   const rigs = new RigService(db, config, { now: () => new Date(at) });
   const report = (id: string, agoS: number, extra: Record<string, string> = {}) => {

@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { http } from '../helpers/http.ts';
 import { rigd, serveProcess } from '../helpers/cli.ts';
+import { databaseUrlFor, onPostgres } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 test('rigd serve: migrates a fresh data_dir, prints its address and a first-user hint', async (t) => {
@@ -11,7 +13,10 @@ test('rigd serve: migrates a fresh data_dir, prints its address and a first-user
   try {
     t.match(server.output(), /^rigd listening on http:\/\/127\.0\.0\.1:\d+\n/, 'the listening line first');
     t.match(server.output(), /no users yet: add one with {2}rigd user add NAME --email EMAIL/, 'how to add a user');
-    t.ok(existsSync(path.join(dir, 'rigd.sqlite')), 'database created');
+    if (onPostgres) {
+      const applied = execFileSync('psql', ['-qAtX', databaseUrlFor(dir), '-c', 'SELECT COUNT(*) FROM schema_migrations'], { encoding: 'utf8' }).trim();
+      t.ok(Number(applied) > 0, `database migrated (${applied} migrations)`);
+    } else t.ok(existsSync(path.join(dir, 'rigd.sqlite')), 'database created');
     const secret = path.join(dir, 'cookie-secret');
     t.ok(existsSync(secret), 'cookie secret generated into data_dir');
     t.equal(statSync(secret).mode & 0o777, 0o600, 'cookie secret is private');

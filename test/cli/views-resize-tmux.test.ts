@@ -23,7 +23,7 @@ async function pane(session: string, ok: (text: string) => boolean, what: string
 
 test('rigd rigs --watch redraws cleanly when the terminal goes from 120 to 80 columns', async (t) => {
   const config = testConfig();
-  const db = await openDatabase(config.data_dir);
+  const db = await openDatabase(config.data_dir, { url: config.database.url });
   const rigs = new RigService(db, config);
   for (const id of ['rig1', 'rig2', 'rig3']) {
     await rigs.report(id, { rig_serial: `S-${id}`, local_ip: '192.168.5.5', software_version: '2.0', git_branch: 'main', gpsd_latitude: '52.52', gpsd_longitude: '13.405' }, '10.144.181.3');

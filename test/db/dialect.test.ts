@@ -1,11 +1,12 @@
 // The Dialect contract, on a real database: what src/db's domain writes rely on, whichever engine
-// runs underneath (SQLite today).
+// runs underneath (SQLite, or PostgreSQL under npm run test:pg).
 import test from 'tape';
-import { loadDialect, DIALECT } from '../../src/db/dialect/index.ts';
+import { dialectNameOf, loadDialect } from '../../src/db/dialect/index.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import { insertReservations } from '../../src/db/reservations.ts';
 import { storeRigReports, type ReportRow } from '../../src/db/rig-reports.ts';
 import { tmpDir } from '../helpers/tmp.ts';
+import { withDb } from '../helpers/dialect.ts';
 
 function rigRow(id: string, at: Date, serial: string) {
   return {
@@ -25,10 +26,10 @@ function rigRow(id: string, at: Date, serial: string) {
 }
 
 test('the chosen dialect is the one the database runs on', async (t) => {
-  const db = await openDatabase(tmpDir());
+  const db = await openDatabase(...withDb(tmpDir()));
   try {
     t.equal(db.dialect, await loadDialect(), 'Database.dialect is the chosen one');
-    t.equal(db.dialect.name, DIALECT);
+    t.equal(db.dialect.name, dialectNameOf(), 'the engine database.url (RIGD_DATABASE_URL) selects');
     await db.ping();
     await db.probeWrite();
     t.equal(db.writes.health.failing, null, 'the write probe committed');
@@ -38,7 +39,7 @@ test('the chosen dialect is the one the database runs on', async (t) => {
 });
 
 test('bulkInsertIds: the new ids in row order; an empty batch inserts nothing', async (t) => {
-  const db = await openDatabase(tmpDir());
+  const db = await openDatabase(...withDb(tmpDir()));
   try {
     const expires = new Date(Date.now() + 60_000);
     const rows = ['a', 'b', 'c'].map((k, i) => ({ rig_id: null, peer_address: '10.144.50.2', key: `r/${k}`, expected_size: i + 1, project: null, url_expires_at: expires, next_check_at: null }));
@@ -61,7 +62,7 @@ test('bulkInsertIds: the new ids in row order; an empty batch inserts nothing', 
 });
 
 test('upsert: existing rows get only the update columns; new rows are inserted whole', async (t) => {
-  const db = await openDatabase(tmpDir());
+  const db = await openDatabase(...withDb(tmpDir()));
   try {
     const t0 = new Date('2026-11-20T10:00:00Z');
     const t1 = new Date('2026-11-21T10:00:00Z');
@@ -87,7 +88,7 @@ test('upsert: existing rows get only the update columns; new rows are inserted w
 });
 
 test('storeRigReports: each rig takes its latest report of the batch; every report is history', async (t) => {
-  const db = await openDatabase(tmpDir());
+  const db = await openDatabase(...withDb(tmpDir()));
   try {
     const report = (rig: string, minute: number, serial: string): ReportRow => ({
       rig_id: rig,

@@ -2,10 +2,12 @@ import test from 'tape';
 import { QueryTypes } from 'sequelize';
 import { openDatabase } from '../../src/db/index.ts';
 import { rejects } from '../helpers/assert.ts';
+import { sqliteOnly, withDb } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 test('pragmas reach both the read connection and the transaction connection', async (t) => {
-  const db = await openDatabase(tmpDir());
+  if (sqliteOnly(t, 'pragmas are per SQLite connection; PostgreSQL has none')) return;
+  const db = await openDatabase(...withDb(tmpDir()));
   try {
     const read = async (sql: string) => db.sequelize.query(sql, { plain: true, type: QueryTypes.SELECT });
     t.deepEqual(await read('PRAGMA journal_mode'), { journal_mode: 'wal' });
@@ -30,7 +32,7 @@ test('pragmas reach both the read connection and the transaction connection', as
 });
 
 test('the write path serialises writes; a failed transaction rolls back', async (t) => {
-  const db = await openDatabase(tmpDir());
+  const db = await openDatabase(...withDb(tmpDir()));
   try {
     await db.sequelize.query('CREATE TABLE t (n INTEGER NOT NULL UNIQUE)');
     let running = 0;
@@ -62,7 +64,7 @@ test('the write path serialises writes; a failed transaction rolls back', async 
 });
 
 test('group commit: concurrent submits share transactions, resolve after commit, a bad item fails alone', async (t) => {
-  const db = await openDatabase(tmpDir());
+  const db = await openDatabase(...withDb(tmpDir()));
   try {
     await db.sequelize.query('CREATE TABLE r (n INTEGER NOT NULL CHECK (n >= 0))');
     const batchSizes: number[] = [];
@@ -92,7 +94,7 @@ test('group commit: concurrent submits share transactions, resolve after commit,
 });
 
 test('a failed COMMIT frees the writer: the next write runs (no restart)', async (t) => {
-  const db = await openDatabase(tmpDir());
+  const db = await openDatabase(...withDb(tmpDir()));
   try {
     await db.sequelize.query('CREATE TABLE parent (id INTEGER PRIMARY KEY)');
     await db.sequelize.query('CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)');
@@ -100,7 +102,7 @@ test('a failed COMMIT frees the writer: the next write runs (no restart)', async
     await rejects(
       t,
       db.writes.run((tx) => db.sequelize.query('INSERT INTO child (id, parent_id) VALUES (1, 42)', { transaction: tx })),
-      /FOREIGN KEY/,
+      /FOREIGN KEY|foreign key/,
       'the COMMIT fails',
     );
     await db.writes.run(async (tx) => {

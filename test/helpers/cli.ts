@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { databaseUrlFor } from './dialect.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const RIGD = path.join(ROOT, 'bin', 'rigd');
@@ -13,7 +14,11 @@ export interface CliResult {
 
 /** Environment for a child rigd: only what the test gives, plus PATH and HOME. */
 export function rigdEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn', ...env };
+  // RIGD_DATABASE_URL: the test file's own PostgreSQL database when the suite runs on one.
+  // (the one of RIGD_DATA_DIR when given, as testConfig's).
+  const url = env.RIGD_DATA_DIR ? databaseUrlFor(env.RIGD_DATA_DIR) : process.env.RIGD_DATABASE_URL;
+  const database = url ? { RIGD_DATABASE_URL: url } : {};
+  return { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn', ...database, ...env };
 }
 
 /** A user to run the child as (the test runs as root): uid and gid, set with setpriv. */

@@ -3,6 +3,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { openDatabase } from '../../src/db/index.ts';
 import { captureState } from '../../src/db/models/capture-state.ts';
 import { EmbeddedStorage } from '../../src/storage/embedded.ts';
+import { testDb } from './dialect.ts';
 import { testConfig } from './server.ts';
 
 export async function put(dataDir: string, key: string, file: string): Promise<void> {
@@ -12,7 +13,7 @@ export async function put(dataDir: string, key: string, file: string): Promise<v
 }
 
 export async function captureRow(dataDir: string, key: string) {
-  const db = await openDatabase(dataDir);
+  const db = await openDatabase(dataDir, testDb(dataDir));
   try {
     const row = await db.models.Capture.findOne({ where: { key } });
     if (!row) return null;

@@ -3,9 +3,10 @@
 import { openDatabase } from '../../src/db/index.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
 import { recordingHandler, type WorkerOptions } from './jobs.ts';
+import { testDb } from './dialect.ts';
 
 const opts = JSON.parse(process.argv[2]) as WorkerOptions;
-const db = await openDatabase(opts.dataDir);
+const db = await openDatabase(opts.dataDir, testDb(opts.dataDir));
 const runner = new JobRunner(db, {
   concurrency: opts.concurrency ?? 1,
   leaseMs: opts.leaseMs ?? 30_000,

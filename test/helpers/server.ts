@@ -4,6 +4,7 @@ import type { Config } from '../../src/config/schema.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createServer } from '../../src/server/server.ts';
 import { openApp, type App } from '../../src/services/app.ts';
+import { databaseUrlFor } from './dialect.ts';
 import { tmpDir } from './tmp.ts';
 
 export interface TestServer {
@@ -20,9 +21,11 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unk
 /** Test defaults: a fresh data_dir and a cheap bcrypt cost (hashing is not what tests measure). */
 export function testConfig(overrides: DeepPartial<Config> = {}): Readonly<Config> {
   const { auth, ...rest } = overrides;
+  const dataDir = rest.data_dir ?? tmpDir();
   return loadConfig({
     env: {},
-    overrides: { data_dir: tmpDir(), ...rest, auth: { bcrypt_cost: 4, ...auth } } as Record<string, unknown>,
+    // database.url: under npm run test:pg, the data_dir's own PostgreSQL database.
+    overrides: { database: { url: databaseUrlFor(dataDir) }, ...rest, data_dir: dataDir, auth: { bcrypt_cost: 4, ...auth } } as Record<string, unknown>,
   }).config;
 }
 

@@ -10,13 +10,14 @@ import { JobError, PermanentJobError } from '../../src/jobs/errors.ts';
 import { getJob } from '../../src/jobs/read.ts';
 import { JobRunner, type RunOutcome } from '../../src/jobs/runner.ts';
 import { sleep, tempDataDir, waitFor } from '../helpers/jobs.ts';
+import { onPostgres, withDb } from '../helpers/dialect.ts';
 
 async function withResults(db: Database): Promise<void> {
-  await db.writes.run((transaction) => db.sequelize.query('CREATE TABLE results (job_id INTEGER NOT NULL, note TEXT)', { transaction }));
+  await db.writes.run((transaction) => db.sequelize.query(`CREATE TABLE results (seq ${onPostgres ? 'SERIAL' : 'INTEGER'} PRIMARY KEY, job_id INTEGER NOT NULL, note TEXT)`, { transaction }));
 }
 
 async function results(db: Database): Promise<{ job_id: number; note: string }[]> {
-  return db.sequelize.query('SELECT job_id, note FROM results ORDER BY rowid', { type: QueryTypes.SELECT });
+  return db.sequelize.query('SELECT job_id, note FROM results ORDER BY seq', { type: QueryTypes.SELECT });
 }
 
 async function queue(db: Database, kind: string, maxAttempts = 3): Promise<number> {
@@ -30,7 +31,7 @@ const ended = (db: Database, id: number) =>
   }, 10_000, `job ${id} to end`);
 
 test('the commit runs in the transaction that marks the job done; one that throws leaves neither, and the job is retried', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   await withResults(db);
   const runner = new JobRunner(db, { pollMs: 50, backoff: { baseMs: 50, jitter: 0 } });
   const seenInside: string[] = [];
@@ -60,7 +61,7 @@ test('the commit runs in the transaction that marks the job done; one that throw
 });
 
 test('a run that lost its lease records nothing: its commit never runs', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   await withResults(db);
   const outcomes: RunOutcome[] = [];
   const runner = new JobRunner(db, { pollMs: 50, onOutcome: (_kind, outcome) => outcomes.push(outcome) });
@@ -97,7 +98,7 @@ test('a run that lost its lease records nothing: its commit never runs', async (
 });
 
 test('error codes: a permanent failure keeps its code; a retried one keeps it through "gave up"; other errors have none', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 50, backoff: { baseMs: 50, jitter: 0 } });
   const codes: (string | null)[] = [];
   runner.handle('refused', async () => {

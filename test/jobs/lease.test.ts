@@ -6,6 +6,7 @@ import { getJob } from '../../src/jobs/read.ts';
 import { enqueue } from '../../src/jobs/enqueue.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
 import { sleep, tempDataDir, waitFor } from '../helpers/jobs.ts';
+import { withDb } from '../helpers/dialect.ts';
 
 /** Puts a job in the state a runner would leave it in while running it. */
 async function markRunning(db: Database, id: number, owner: string, expiresInMs: number, attempts = 1): Promise<void> {
@@ -27,7 +28,7 @@ function deadPid(): number {
 }
 
 test('at start, jobs of a dead process on this host are reclaimed; live or foreign leases wait', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const ran: number[] = [];
   const runner = new JobRunner(db, { pollMs: 50 });
   runner.handle('work', async (job) => void ran.push(job.id));
@@ -59,7 +60,7 @@ test('at start, jobs of a dead process on this host are reclaimed; live or forei
 });
 
 test('an expired lease makes a running job claimable again', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const starts: number[] = [];
   const runner = new JobRunner(db, { pollMs: 50 });
   runner.handle('work', async () => void starts.push(Date.now()));
@@ -79,7 +80,7 @@ test('an expired lease makes a running job claimable again', async (t) => {
 });
 
 test('leases are renewed while a job runs: a second runner does not take it', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const calls: string[] = [];
   const a = new JobRunner(db, { pollMs: 20, leaseMs: 300 });
   const b = new JobRunner(db, { pollMs: 20, leaseMs: 300 });
@@ -107,7 +108,7 @@ test('leases are renewed while a job runs: a second runner does not take it', as
 });
 
 test('a run whose lease was taken over is aborted and cannot record an outcome', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 20, leaseMs: 150 });
   let reason = '';
   runner.handle('work', async (_job, ctx) => {
@@ -139,7 +140,7 @@ test('a run whose lease was taken over is aborted and cannot record an outcome',
 });
 
 test('stop() lets a running job finish within the bound and stops claiming', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 20 });
   let finished = false;
   runner.handle('work', async () => {
@@ -164,7 +165,7 @@ test('stop() lets a running job finish within the bound and stops claiming', asy
 });
 
 test('stop() aborts a job still running past the bound and leaves it reclaimable', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const first = new JobRunner(db, { pollMs: 20, abortGraceMs: 2000 });
   let sawReason = '';
   first.handle('work', async (_job, ctx) => {

@@ -4,6 +4,7 @@ import { getJob, queueDepth } from '../../src/jobs/read.ts';
 import { enqueue } from '../../src/jobs/enqueue.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
 import { enqueueFromChild, readRecords, recordingHandler, sleep, spawnWorker, tempDataDir, waitFor } from '../helpers/jobs.ts';
+import { testDb } from '../helpers/dialect.ts';
 
 function countBy(records: { id: number }[]): Map<number, number> {
   const counts = new Map<number, number>();
@@ -13,7 +14,7 @@ function countBy(records: { id: number }[]): Map<number, number> {
 
 test('a runner killed with SIGKILL mid-job: the next runner reclaims it and it completes exactly once', async (t) => {
   const dataDir = tempDataDir();
-  const db = await openDatabase(dataDir);
+  const db = await openDatabase(dataDir, testDb(dataDir));
   const runner = new JobRunner(db, { pollMs: 100, progressIntervalMs: 100 });
   try {
     const { id } = await db.writes.run((transaction) => enqueue('work', { key: 'capture.sqlite' }, { transaction }));
@@ -49,7 +50,7 @@ test('a runner killed with SIGKILL mid-job: the next runner reclaims it and it c
 
 test('two runners in two processes on one database: every job done exactly once', async (t) => {
   const dataDir = tempDataDir();
-  const db = await openDatabase(dataDir);
+  const db = await openDatabase(dataDir, testDb(dataDir));
   const workers = [spawnWorker({ dataDir, concurrency: 2, jobMs: 100 }), spawnWorker({ dataDir, concurrency: 2, jobMs: 100 })];
   try {
     await Promise.all(workers.map((w) => w.ready));
@@ -76,7 +77,7 @@ test('two runners in two processes on one database: every job done exactly once'
 
 test('a job queued by another process is picked up by polling', async (t) => {
   const dataDir = tempDataDir();
-  const db = await openDatabase(dataDir);
+  const db = await openDatabase(dataDir, testDb(dataDir));
   const startedAt = new Map<number, number>();
   const runner = new JobRunner(db); // default poll interval (1 s)
   runner.handle('work', async (job) => void startedAt.set(job.id, Date.now()));

@@ -5,6 +5,7 @@ import { enqueue } from '../../src/jobs/enqueue.ts';
 import { JobRunner, type RunnerLogger } from '../../src/jobs/runner.ts';
 import { rejects } from '../helpers/assert.ts';
 import { sleep, tempDataDir, waitFor } from '../helpers/jobs.ts';
+import { withDb } from '../helpers/dialect.ts';
 
 function capturingLogger(errors: string[]): RunnerLogger {
   return {
@@ -15,7 +16,7 @@ function capturingLogger(errors: string[]): RunnerLogger {
 }
 
 test('enqueue commits and rolls back with the caller\'s transaction', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   try {
     await rejects(
       t,
@@ -42,7 +43,7 @@ test('enqueue commits and rolls back with the caller\'s transaction', async (t) 
 });
 
 test('read API: getJob, listJobs, queueDepth', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   try {
     const ids = await db.writes.run(async (transaction) => {
       const out: number[] = [];
@@ -63,7 +64,7 @@ test('read API: getJob, listJobs, queueDepth', async (t) => {
 });
 
 test('50 jobs enqueued at once: concurrency honoured, each done exactly once, no errors', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const errors: string[] = [];
   const runner = new JobRunner(db, { concurrency: 3, logger: capturingLogger(errors) });
   const calls = new Map<number, number>();
@@ -107,7 +108,7 @@ test('50 jobs enqueued at once: concurrency honoured, each done exactly once, no
 });
 
 test('a runner claims only the kinds it handles', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 50 });
   const seen: string[] = [];
   runner.handle('mine', async (job) => void seen.push(job.kind));
@@ -128,7 +129,7 @@ test('a runner claims only the kinds it handles', async (t) => {
 });
 
 test('progress is visible while running and written at most twice a second', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 50 });
   let midway: unknown = null;
   runner.handle('work', async (job, ctx) => {

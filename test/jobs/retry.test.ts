@@ -7,6 +7,7 @@ import type { JobInfo } from '../../src/jobs/job.ts';
 import { enqueue } from '../../src/jobs/enqueue.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
 import { sleep, tempDataDir, waitFor } from '../helpers/jobs.ts';
+import { withDb } from '../helpers/dialect.ts';
 
 test('backoffMs: base * 2^(attempts-1), capped, with jitter on top', (t) => {
   const opts = { baseMs: 100, maxMs: 1000, jitter: 0.1 };
@@ -26,7 +27,7 @@ async function finished(db: Awaited<ReturnType<typeof openDatabase>>, id: number
 }
 
 test('a transient failure is retried with exponential backoff, then succeeds', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const baseMs = 150;
   const runner = new JobRunner(db, { pollMs: 20, backoff: { baseMs, jitter: 0 } });
   const seen: { attempts: number; at: number; runAfter: number; lastError: string | null }[] = [];
@@ -56,7 +57,7 @@ test('a transient failure is retried with exponential backoff, then succeeds', a
 });
 
 test('a job failing on every attempt ends failed with the last error', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 20, backoff: { baseMs: 10, jitter: 0 } });
   let calls = 0;
   runner.handle('broken', async (job) => {
@@ -81,7 +82,7 @@ test('a job failing on every attempt ends failed with the last error', async (t)
 });
 
 test('PermanentJobError fails the job at once', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 20, backoff: { baseMs: 10, jitter: 0 } });
   let calls = 0;
   runner.handle('bad', async () => {
@@ -105,7 +106,7 @@ test('PermanentJobError fails the job at once', async (t) => {
 });
 
 test('a job past its time bound is aborted and counts as a transient failure', async (t) => {
-  const db = await openDatabase(tempDataDir());
+  const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 20, jobTimeoutMs: 200, abortGraceMs: 300, backoff: { baseMs: 10, jitter: 0 } });
   const reasons: string[] = [];
   runner.handle('slow', async (job, ctx) => {

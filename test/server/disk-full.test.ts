@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/db/index.ts';
 import { http } from '../helpers/http.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
+import { sqliteOnly, testDb } from '../helpers/dialect.ts';
 
 const mounted: string[] = [];
 process.on('exit', () => {
@@ -71,6 +72,7 @@ async function health(s: TestServer) {
 }
 
 test('disk full: 503 disk_full, healthz names it, nothing acknowledged is lost, recovery without restart', async (t) => {
+  if (sqliteOnly(t, 'fills the file system holding data_dir, where only SQLite keeps the database (PostgreSQL: test/db/postgres-faults.test.ts)')) return;
   const dataDir = mountTmpfs(24);
   let s: TestServer | undefined;
   try {
@@ -158,7 +160,7 @@ test('disk full: 503 disk_full, healthz names it, nothing acknowledged is lost, 
     s = undefined;
 
     // Reopened from the file: every acknowledged report is there.
-    const db = await openDatabase(dataDir);
+    const db = await openDatabase(dataDir, testDb(dataDir));
     try {
       const rows = await db.reader.all<{ serial: string }>('SELECT serial FROM rig_reports');
       const stored = new Set(rows.map((r) => r.serial));

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { isPostgresUrl } from '../../db/database-url.ts';
 import { DomainError } from '../../errors.ts';
 import { configFor, printJson } from '../context.ts';
 import { printLines } from '../terminal-text.ts';
@@ -20,6 +21,7 @@ function message(err: unknown): string {
  */
 export async function backupCommand(file: string, opts: { json?: boolean; captureStore?: string }, cmd: Command): Promise<void> {
   const config = await configFor(cmd);
+  if (isPostgresUrl(config.database.url)) return pgBackup(config.database.url, file, opts);
   const { backupDatabase } = await import('../../db/backup.ts');
   const result = await backupDatabase(config.data_dir, file).catch((err: unknown) => {
     throw new BackupFailed(`backup failed: ${message(err)}`);
@@ -46,6 +48,7 @@ export async function restoreCommand(file: string, opts: { json?: boolean }, cmd
   if (servers.length > 0) {
     throw new BackupFailed(`rigd serve is running on ${config.data_dir} (pid ${servers.join(', ')}): stop it first (systemctl stop rigd), then restore`);
   }
+  if (isPostgresUrl(config.database.url)) return pgRestore(config.database.url, file, opts);
   const { restoreDatabase } = await import('../../db/backup.ts');
   const result = await restoreDatabase(config.data_dir, file).catch((err: unknown) => {
     throw new BackupFailed(`restore refused: ${message(err)}`);
@@ -55,4 +58,29 @@ export async function restoreCommand(file: string, opts: { json?: boolean }, cmd
     `restored ${file} (integrity_check ok, ${result.migrations.length} migrations)${result.previous ? `; the previous database is kept at ${result.previous}` : ''}`,
     'start rigd serve again: it applies any newer migrations on start',
   );
+}
+
+/** PostgreSQL: runs pg_dump (custom format) when installed; otherwise says the exact command. */
+async function pgBackup(url: string, file: string, opts: { json?: boolean; captureStore?: string }): Promise<void> {
+  const { pgDumpCommand, runPgTool } = await import('../../db/dialect/postgres/dump.ts');
+  const dump = pgDumpCommand(url, file);
+  if (opts.captureStore) throw new BackupFailed('--capture-store: on PostgreSQL the capture store is not backed up by rigd backup yet; copy data_dir/capture-store.sqlite with sqlite3 .backup');
+  const bytes = await runPgTool(dump, file).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') throw new BackupFailed(`pg_dump is not installed (Debian: apt-get install postgresql-client); run it yourself: ${dump.display}`);
+    throw new BackupFailed(`backup failed: ${message(err)} (the command: ${dump.display})`);
+  });
+  if (opts.json) return printJson({ file: dump.args.find((a) => a.startsWith('--file='))!.slice(7), bytes, command: dump.display });
+  printLines(`backed up the database with: ${dump.display}`, `(${formatBytes(bytes)}; restore it with rigd restore FILE, which runs pg_restore)`);
+}
+
+/** PostgreSQL: runs pg_restore over the database when installed; otherwise says the exact command. */
+async function pgRestore(url: string, file: string, opts: { json?: boolean }): Promise<void> {
+  const { pgRestoreCommand, runPgTool } = await import('../../db/dialect/postgres/dump.ts');
+  const restore = pgRestoreCommand(url, file);
+  await runPgTool(restore, file).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') throw new BackupFailed(`pg_restore is not installed (Debian: apt-get install postgresql-client); run it yourself: ${restore.display}`);
+    throw new BackupFailed(`restore refused: ${message(err)} (the command: ${restore.display})`);
+  });
+  if (opts.json) return printJson({ restored: file, command: restore.display });
+  printLines(`restored ${file} with: ${restore.display}`, 'start rigd serve again: it applies any newer migrations on start');
 }

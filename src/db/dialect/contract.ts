@@ -7,6 +7,8 @@ import type { WritePath } from '../write-path.ts';
 export interface ConnectOptions {
   /** Log every SQL statement (debug). */
   logSql?: boolean;
+  /** database.url: the server's URL (PostgreSQL); SQLite ignores it and uses data_dir. */
+  url?: string;
 }
 
 /** A row of a model's table, by column name. */
@@ -15,7 +17,8 @@ export type Row = Record<string, unknown>;
 /**
  * Everything rigd does that depends on the database engine, and nothing else. Services never see
  * it: they call the domain functions of src/db/ (reservations.ts, rig-reports.ts, Database.ping, ...)
- * which call it. One implementation today (SQLite, ./sqlite/); the engine is chosen in ./index.ts.
+ * which call it. Two implementations: SQLite (./sqlite/) and PostgreSQL (./postgres/); the engine
+ * is chosen in ./index.ts.
  */
 export interface Dialect {
   readonly name: string;
@@ -55,4 +58,4 @@ export interface Dialect {
  * The read-only side the CLI uses without loading Sequelize: a direct driver connection, or null
  * when the database does not exist yet or is not at the latest migration.
  */
-export type OpenLiteReader = (dataDir: string) => Promise<LiteReader | null>;
+export type OpenLiteReader = (dataDir: string, url?: string) => Promise<LiteReader | null>;

@@ -3,6 +3,7 @@
  * with the fix to apply. It changes nothing in data_dir (test/cli/doctor-readonly.test.ts): it asks
  * with access(2), reads the database read-only, and sets up no store, bucket or credentials.
  */
+import { isPostgresUrl } from '../../db/database-url.ts';
 import { loadConfig, type LoadOptions } from '../../config/load.ts';
 import { EnvFileError } from '../../errors.ts';
 import type { Config } from '../../config/schema.ts';
@@ -49,7 +50,13 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
   checks.push(...(await checkDataDir(config.data_dir)));
   checks.push(checkDataFiles(config.data_dir));
   try {
-    checks.push(...(await checkDatabase(config.data_dir)));
+    if (isPostgresUrl(config.database.url)) {
+      const { checkPostgresDatabase } = await import('./database-postgres.ts');
+      checks.push(...(await checkPostgresDatabase(config.database.url)));
+    } else {
+      checks.push(...(await checkDatabase(config.data_dir)));
+    }
+    // The capture store stays a SQLite file in data_dir on either engine (for now).
     checks.push(await checkCaptureStore(config.data_dir));
     checks.push(...(await checkStorage(config)));
   } finally {

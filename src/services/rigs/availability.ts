@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import type { Reader } from '../../db/reader.ts';
+import { secondsBetween, type Reader } from '../../db/reader.ts';
 import { sqlTime } from './history.ts';
 import { isoWithOffset } from '../time-text.ts';
 
@@ -70,7 +70,7 @@ async function gapsSince(reader: Reader, rigId: string, since: Date, offlineAfte
          WHERE rig_id = ? AND received_at >= COALESCE((SELECT MAX(received_at) FROM rig_reports WHERE rig_id = ? AND received_at < ?), ?)
        )
        SELECT prev, received_at FROM r
-       WHERE prev IS NOT NULL AND (julianday(received_at) - julianday(prev)) * 86400.0 > ?
+       WHERE prev IS NOT NULL AND ${secondsBetween(reader, 'received_at', 'prev')} > ?
        ORDER BY received_at`,
       [rigId, rigId, sinceText, sinceText, offlineAfterS],
     ),

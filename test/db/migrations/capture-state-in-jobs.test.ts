@@ -8,7 +8,8 @@ import { SequelizeStorage, Umzug } from 'umzug';
 import { openDatabase } from '../../../src/db/index.ts';
 import { MIGRATIONS_TABLE } from '../../../src/db/migrate.ts';
 import { migrations } from '../../../src/db/migrations/index.ts';
-import { closeSequelize, createSequelize } from '../../../src/db/dialect/sqlite/connection.ts';
+import { loadDialect } from '../../../src/db/dialect/index.ts';
+import { onPostgres, testDb } from '../../helpers/dialect.ts';
 import { tmpDir } from '../../helpers/tmp.ts';
 
 const TARGET = '20261123-0002-capture-state-in-jobs';
@@ -42,7 +43,8 @@ async function capture(sequelize: Sequelize, key: string, state: string, jobId: 
 
 test('an old database with captures in every state: upgraded, the capture row winning', async (t) => {
   const dir = tmpDir();
-  const old = createSequelize(dir);
+  const dialect = await loadDialect();
+  const old = dialect.connect(dir, testDb(dir));
   await migrateUpTo(old, '20261123-0001-rig-reports-by-version');
   const ids: Record<string, number> = {};
   // ingested (only inspected): its done job goes back to queued, attempts 0, results cleared.
@@ -59,9 +61,9 @@ test('an old database with captures in every state: upgraded, the capture row wi
   ids.ingesting = await capture(old, 'e.sqlite', 'ingesting', await job(old, 'running', 2, { lease_owner: 'old-host/1/aa' }), { attempts: 2 });
   // queued but no job at all (a lost job): one is made.
   ids.orphan = await capture(old, 'f.sqlite', 'queued', null);
-  await closeSequelize(old);
+  await dialect.close(old);
 
-  const db = await openDatabase(dir);
+  const db = await openDatabase(dir, testDb(dir));
   try {
     const read = async (id: number) => {
       const c = await db.models.Capture.findByPk(id, { include: [{ association: 'job', required: false }] });
@@ -93,12 +95,19 @@ test('an old database with captures in every state: upgraded, the capture row wi
     const jobColumns = Object.keys(await db.sequelize.getQueryInterface().describeTable('jobs'));
     t.ok(jobColumns.includes('error_code') && jobColumns.includes('started_at'), 'jobs gain error_code and started_at');
 
-    const schema = await db.sequelize.query<{ name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'captures'", { type: QueryTypes.SELECT });
-    const table = schema.find((r) => r.name === 'captures')!.sql ?? '';
-    t.match(table, /AUTOINCREMENT/, 'ids still AUTOINCREMENT');
-    t.doesNotMatch(table, /UNIQUE/, 'no single-column UNIQUE constraints');
-    t.match(schema.find((r) => r.name === 'captures_object')?.sql ?? '', /CREATE UNIQUE INDEX `captures_object` ON `captures` \(`bucket`, `key`, `etag`\)/, 'one capture per (bucket, key, etag)');
-    t.deepEqual(schema.map((r) => r.name).filter((n) => n.startsWith('captures_')).sort(), ['captures_job', 'captures_object', 'captures_project', 'captures_rig'], 'the indexes, captures_state gone');
+    if (onPostgres) {
+      // PostgreSQL drops the columns in place: the same indexes, the serial id untouched.
+      const idx = await db.sequelize.query<{ indexname: string; indexdef: string }>("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'captures'", { type: QueryTypes.SELECT });
+      t.match(idx.find((r) => r.indexname === 'captures_object')?.indexdef ?? '', /CREATE UNIQUE INDEX captures_object ON public\.captures USING btree \(bucket, key, etag\)/, 'one capture per (bucket, key, etag)');
+      t.deepEqual(idx.map((r) => r.indexname).filter((n) => n.startsWith('captures_') && n !== 'captures_pkey').sort(), ['captures_job', 'captures_object', 'captures_project', 'captures_rig'], 'the indexes, captures_state gone');
+    } else {
+      const schema = await db.sequelize.query<{ name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'captures'", { type: QueryTypes.SELECT });
+      const table = schema.find((r) => r.name === 'captures')!.sql ?? '';
+      t.match(table, /AUTOINCREMENT/, 'ids still AUTOINCREMENT');
+      t.doesNotMatch(table, /UNIQUE/, 'no single-column UNIQUE constraints');
+      t.match(schema.find((r) => r.name === 'captures_object')?.sql ?? '', /CREATE UNIQUE INDEX `captures_object` ON `captures` \(`bucket`, `key`, `etag`\)/, 'one capture per (bucket, key, etag)');
+      t.deepEqual(schema.map((r) => r.name).filter((n) => n.startsWith('captures_')).sort(), ['captures_job', 'captures_object', 'captures_project', 'captures_rig'], 'the indexes, captures_state gone');
+    }
     const [applied] = await db.sequelize.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${MIGRATIONS_TABLE} WHERE name = ?`, { replacements: [TARGET], type: QueryTypes.SELECT });
     t.equal(Number(applied!.n), 1, 'recorded as applied');
 

@@ -15,7 +15,7 @@ const ms = (iso: string | null) => (iso === null ? null : new Date(iso).getTime(
 const config = testConfig({ rigs: { offline_after_s: 3600, online_after_s: 300 } });
 
 test('availability from known report times', async (t) => {
-  const db = await openDatabase(config.data_dir);
+  const db = await openDatabase(config.data_dir, { url: config.database.url });
   let at = NOW;
   const rigs = new RigService(db, config, { now: () => at });
   const report = (id: string, when: Date) => {

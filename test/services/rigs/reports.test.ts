@@ -9,7 +9,7 @@ const T0 = new Date('2026-05-01T12:00:00.000Z');
 
 async function setup(): Promise<{ db: Database; rigs: RigService; clock: { now: Date }; sql: string[] }> {
   const config = testConfig();
-  const db = await openDatabase(config.data_dir);
+  const db = await openDatabase(config.data_dir, { url: config.database.url });
   const clock = { now: T0 };
   const sql: string[] = [];
   (db.sequelize as unknown as { options: { logging: (s: string) => void } }).options.logging = (s) => void sql.push(s);

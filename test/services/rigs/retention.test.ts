@@ -8,7 +8,7 @@ const DAY = 86_400_000;
 
 test('retention deletes only rows older than history_retention_days, in bounded batches, with reports committing between them', async (t) => {
   const config = testConfig({ rigs: { history_retention_days: 90 } });
-  const db = await openDatabase(config.data_dir);
+  const db = await openDatabase(config.data_dir, { url: config.database.url });
   const now = new Date('2026-06-01T00:00:00.000Z');
   const rigs = new RigService(db, config, { now: () => now });
   try {
@@ -52,7 +52,7 @@ test('retention deletes only rows older than history_retention_days, in bounded 
 
 test('the schedule runs prune and stops cleanly', async (t) => {
   const config = testConfig({ rigs: { history_retention_days: 1 } });
-  const db = await openDatabase(config.data_dir);
+  const db = await openDatabase(config.data_dir, { url: config.database.url });
   const rigs = new RigService(db, config, { now: () => new Date(Date.now() - 2 * DAY) });
   try {
     await rigs.report('rig1', { rig_serial: 'old' }, '10.144.0.1');

@@ -1,0 +1,66 @@
+/**
+ * Which database engine the suite runs on: SQLite by default, PostgreSQL when test/run.mjs gave the
+ * file its own database (RIGD_DATABASE_URL, from RIGD_TEST_DATABASE_URL). Tests that only make sense
+ * on one engine say so with sqliteOnly()/postgresOnly() and why; they are few.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { Test } from 'tape';
+import { dialectNameOf } from '../../src/db/dialect/index.ts';
+
+export const DB_ENGINE = dialectNameOf(process.env.RIGD_DATABASE_URL ?? '');
+export const onPostgres = DB_ENGINE === 'postgres';
+
+/**
+ * True (and a passing assertion saying why it is not run) when the suite runs on PostgreSQL: the
+ * caller returns. For what exists only on SQLite (the database file, its pragmas, WAL, file modes).
+ */
+export function sqliteOnly(t: Test, why: string): boolean {
+  if (!onPostgres) return false;
+  t.pass(`SQLite only: ${why}`);
+  return true;
+}
+
+/** True (and a passing assertion saying why) when the suite runs on SQLite: the caller returns. */
+export function postgresOnly(t: Test, why: string): boolean {
+  if (onPostgres) return false;
+  t.pass(`PostgreSQL only: ${why}`);
+  return true;
+}
+
+const urls = new Map<string, string>();
+
+/**
+ * The database a test data_dir runs on: '' (SQLite in it) by default; under npm run test:pg, a
+ * PostgreSQL database of its own, named after the directory (so a child process given the same
+ * data_dir finds the same one), created from the template on first use. test/run.mjs drops them
+ * after each file.
+ */
+export function databaseUrlFor(dataDir: string): string {
+  const template = process.env.RIGD_TEST_DATABASE_URL;
+  if (!template) return '';
+  const known = urls.get(dataDir);
+  if (known) return known;
+  const base = new URL(template);
+  const templateName = base.pathname.slice(1);
+  const name = `${templateName}_d${createHash('sha1').update(path.resolve(dataDir)).digest('hex').slice(0, 16)}`;
+  const admin = new URL(base);
+  admin.pathname = '/postgres';
+  const exists = execFileSync('psql', ['-qAtX', admin.toString(), '-c', `SELECT 1 FROM pg_database WHERE datname = '${name}'`], { encoding: 'utf8' }).trim();
+  if (exists !== '1') execFileSync('psql', ['-qAtX', admin.toString(), '-c', `CREATE DATABASE "${name}" TEMPLATE "${templateName}"`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  urls.set(dataDir, url.toString());
+  return url.toString();
+}
+
+/** openDatabase()'s options for a test data_dir: its own database (see databaseUrlFor). */
+export function testDb(dataDir: string): { url: string } {
+  return { url: databaseUrlFor(dataDir) };
+}
+
+/** [dataDir, its openDatabase() options]: openDatabase(...withDb(tmpDir())). */
+export function withDb(dataDir: string): [string, { url: string }] {
+  return [dataDir, testDb(dataDir)];
+}
