@@ -47,12 +47,6 @@ export class RigListCache {
     this.#maxAgeMs = opts.maxAgeMs ?? LIST_MAX_AGE_MS;
   }
 
-  /** The rig list of the current generation (shared: do not modify) and the time its statuses were computed at. */
-  async list(): Promise<{ rigs: RigView[]; at: Date }> {
-    const g = await this.#generation();
-    return { rigs: g.rigs, at: new Date(g.builtAt) };
-  }
-
   /** The body `name` of the current generation, built by `build` once per generation. */
   async body(name: string, build: (rigs: RigView[], at: Date) => Promise<string> | string): Promise<CachedBody> {
     const g = await this.#generation();
