@@ -29,7 +29,7 @@ function etagMatches(header: string | undefined, etag: string): boolean {
  * A JSON body serialised (and its ETag taken) before the request, as the hook below would answer an
  * object: same type, Vary, validators and 304.
  */
-export function jsonBody(request: Request, h: ResponseToolkit, body: string, etag: string): ResponseObject {
+export function jsonBody(request: Request, h: ResponseToolkit, body: string | Buffer, etag: string): ResponseObject {
   const response = h.response(body).type(JSON_TYPE).header('vary', request.route.settings.app?.vary ?? 'Origin');
   response.header('etag', etag).header('cache-control', 'max-age=0, private, must-revalidate');
   if ((request.method === 'get' || request.method === 'head') && etagMatches(request.headers['if-none-match'] as string | undefined, etag)) response.code(304);

@@ -53,7 +53,7 @@ export function rigPageRoutes(app: App): ServerRoute[] {
         handler: async (request, h) => {
           // Rendered once per generation of the rig list (services/rigs/list-cache.ts).
           const page = await app.rigs.listing.body('page', (rigs, at) => request.render('rigs', rigsPageModel(rigs, app, at)));
-          return h.response(page.body).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
+          return h.response(page.bytes).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
         },
       },
     },

@@ -87,11 +87,11 @@ export function rigRoutes(app: App): ServerRoute[] {
         handler: async (request, h) => {
           const status = request.query.status as RigStatus | undefined;
           // Serialised (and its ETag taken) once per generation of the rig list (services/rigs/list-cache.ts).
-          const { body, etag } = await app.rigs.listing.body(`api:${status ?? 'all'}`, async (rigs, at) => {
+          const { bytes, etag } = await app.rigs.listing.body(`api:${status ?? 'all'}`, async (rigs, at) => {
             const selected = status ? rigs.filter((r) => r.status === status) : rigs;
             return JSON.stringify({ success: true, rigs: await withStretches(app.db.reader, app.config, selected, at) });
           });
-          return jsonBody(request, h, body, etag);
+          return jsonBody(request, h, bytes, etag);
         },
       },
     },
