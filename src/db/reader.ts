@@ -14,6 +14,19 @@ export function secondsBetween(reader: Reader, a: string, b: string): string {
   return reader.engine === 'postgres' ? `EXTRACT(EPOCH FROM (${a} - ${b}))` : `(julianday(${a}) - julianday(${b})) * 86400.0`;
 }
 
+/**
+ * A value that changes whenever anything is committed to the database (by any connection or process),
+ * so what was built from an earlier read can be kept while it stays the same. SQLite: data_version of
+ * the reading connection. PostgreSQL: the current snapshot (xmin:xmax:in-progress ids), which moves
+ * with every transaction that starts writing or commits (cluster-wide, so it may move without a change
+ * to rigd's tables: a rebuild too many, never a stale read).
+ */
+export async function dataVersion(reader: Reader): Promise<string> {
+  const sql = reader.engine === 'postgres' ? 'SELECT pg_current_snapshot()::text AS v' : 'SELECT data_version AS v FROM pragma_data_version';
+  const [row] = await reader.all<{ v: string | number }>(sql);
+  return String(row?.v);
+}
+
 export interface LiteReader extends Reader {
   close(): Promise<void>;
 }

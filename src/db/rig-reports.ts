@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import type { RawValue } from './dialect/contract.ts';
 import type { Database } from './index.ts';
 
 /** One stored report: the rig's new state and its history row. */
@@ -17,28 +18,27 @@ export interface ReportRow {
 /** Columns a report overwrites on its rig (created_at and current_project stay). */
 const UPDATED_ON_REPORT = ['serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'updated_at'] as const;
 
+const RIG_COLUMNS = ['id', 'serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'current_project', 'created_at', 'updated_at'] as const;
+const REPORT_COLUMNS = ['rig_id', 'received_at', 'serial', 'lan_ip', 'peer_address', 'version', 'branch', 'latitude', 'longitude'] as const;
+
 /**
  * Stores a batch of reports in t with two statements: one multi-row upsert of the rigs (each rig's
- * latest report registers or updates it) and one multi-row insert of the history.
+ * latest report registers or updates it) and one multi-row insert of the history, both with bound
+ * parameters (dialect.insertRows: no query generator on this hot path).
  */
 export async function storeRigReports(db: Database, reports: ReportRow[], t: Transaction): Promise<void> {
   const { Rig, RigReport } = db.models;
   const latest = new Map<string, ReportRow>();
   for (const r of reports) latest.set(r.rig_id, r);
-  const rigRows = [...latest.values()].map((r) => ({
-    id: r.rig_id,
-    serial: r.serial,
-    lan_ip: r.lan_ip,
-    vpn_address: r.peer_address,
-    version: r.version,
-    branch: r.branch,
-    latitude: r.latitude,
-    longitude: r.longitude,
-    last_seen_at: r.received_at,
-    current_project: null,
-    created_at: r.received_at,
-    updated_at: r.received_at,
-  }));
-  await db.dialect.upsert(Rig, rigRows, ['id'], UPDATED_ON_REPORT, t);
-  await db.dialect.bulkInsert(RigReport, reports.map((r) => ({ ...r })), t);
+  const rigRows: RawValue[][] = [];
+  for (const r of latest.values()) {
+    rigRows.push([r.rig_id, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude, r.received_at, null, r.received_at, r.received_at]);
+  }
+  await db.dialect.insertRows(Rig, RIG_COLUMNS, rigRows, t, { conflict: ['id'], update: UPDATED_ON_REPORT });
+  await db.dialect.insertRows(
+    RigReport,
+    REPORT_COLUMNS,
+    reports.map((r) => [r.rig_id, r.received_at, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude]),
+    t,
+  );
 }

@@ -23,6 +23,8 @@ export class WritePath {
   readonly #sequelize: Sequelize;
   readonly #dataDir: string | undefined;
   #health: WriteHealth = { failing: null, at: 0 };
+  /** SQLite's WAL: the write path checkpoints it itself, off the COMMIT (see #checkpoint). */
+  readonly #walCheckpoints: boolean;
   /** The writer connection no longer checkpoints in its COMMITs (set by its first transaction). */
   #ownCheckpoints = false;
   #checkpointing = false;
@@ -30,10 +32,15 @@ export class WritePath {
   /** Told about every transaction and batch (metrics); set with observe(). */
   observer: WriteObserver = {};
 
-  /** dataDir (SQLite) lets an I/O error on a full disk count as disk_full. */
-  constructor(sequelize: Sequelize, dataDir?: string) {
+  /**
+   * dataDir (SQLite) lets an I/O error on a full disk count as disk_full; walCheckpoints (SQLite)
+   * moves the WAL checkpoint out of the COMMIT.
+   */
+  constructor(sequelize: Sequelize, opts: { dataDir?: string; walCheckpoints?: boolean } = {}) {
     this.#sequelize = sequelize;
-    this.#dataDir = dataDir;
+    this.#dataDir = opts.dataDir;
+    this.#walCheckpoints = opts.walCheckpoints ?? false;
+    this.#ownCheckpoints = !this.#walCheckpoints;
   }
 
   /**
@@ -60,7 +67,7 @@ export class WritePath {
         this.#health = { failing: null, at: Date.now() };
         this.observer.commit?.(Number(process.hrtime.bigint() - applied) / 1e9);
         this.observer.transaction?.(seconds());
-        this.#checkpoint();
+        if (this.#walCheckpoints) this.#checkpoint();
         return result;
       } catch (err) {
         this.observer.transaction?.(seconds(), err);

@@ -87,6 +87,48 @@ test('upsert: existing rows get only the update columns; new rows are inserted w
   }
 });
 
+test('insertRows: bound values; dates stored as bulkInsert stores them; ON CONFLICT updates only the update columns', async (t) => {
+  const db = await openDatabase(tmpDir());
+  try {
+    const t0 = new Date('2026-11-20T10:00:00.007Z');
+    const t1 = new Date('2026-11-21T10:00:00Z');
+    const cols = ['id', 'serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'current_project', 'created_at', 'updated_at'];
+    const values = (r: ReturnType<typeof rigRow>) => cols.map((c) => r[c as keyof typeof r]);
+    await db.writes.run((tx) => db.dialect.bulkInsert(db.models.Rig, [rigRow('ref', t0, "S-'ref")], tx));
+    await db.writes.run((tx) => db.dialect.insertRows(db.models.Rig, cols, [values(rigRow('rig1', t0, "S-'1")), values({ ...rigRow('rig2', t0, 'S-2'), latitude: 47.5 } as never)], tx));
+    const text = await db.reader.all<{ id: string; serial: string; last_seen_at: string; latitude: number | null }>('SELECT id, serial, last_seen_at, latitude FROM rigs ORDER BY id');
+    t.deepEqual(
+      text.map((r) => [r.id, r.serial, r.last_seen_at, r.latitude]),
+      [
+        ['ref', "S-'ref", text[0].last_seen_at, null],
+        ['rig1', "S-'1", text[0].last_seen_at, null],
+        ['rig2', 'S-2', text[0].last_seen_at, 47.5],
+      ],
+      'the same stored date text as bulkInsert; quotes and numbers as given',
+    );
+    if (db.dialect.name === 'postgres') t.equal(new Date(text[0].last_seen_at).getTime(), t0.getTime(), 'the stored time (timestamptz)');
+    else t.equal(text[0].last_seen_at, '2026-11-20 10:00:00.007 +00:00', 'the stored form');
+    await db.writes.run((tx) => db.models.Rig.update({ current_project: 'p1' }, { where: { id: 'rig1' }, transaction: tx }));
+    const update = { conflict: ['id'], update: ['serial', 'last_seen_at'] };
+    await db.writes.run((tx) => db.dialect.insertRows(db.models.Rig, cols, [values({ ...rigRow('rig1', t1, 'S-1b'), version: 'not updated' }), values(rigRow('rig3', t1, 'S-3'))], tx, update));
+    const rigs = await db.reader.all<{ id: string; serial: string; version: string; current_project: string | null; last_seen_at: string }>('SELECT id, serial, version, current_project, last_seen_at FROM rigs ORDER BY id');
+    t.deepEqual(
+      rigs.map((r) => [r.id, r.serial, r.version, r.current_project, new Date(r.last_seen_at).toISOString()]),
+      [
+        ['ref', "S-'ref", '1.0', null, t0.toISOString()],
+        ['rig1', 'S-1b', '1.0', 'p1', t1.toISOString()],
+        ['rig2', 'S-2', '1.0', null, t0.toISOString()],
+        ['rig3', 'S-3', '1.0', null, t1.toISOString()],
+      ],
+      'rig1: serial and last_seen_at updated, the rest kept; rig3 inserted',
+    );
+    await db.writes.run((tx) => db.dialect.insertRows(db.models.Rig, cols, [], tx));
+    t.equal((await db.reader.all('SELECT id FROM rigs')).length, 4, 'no rows: nothing inserted');
+  } finally {
+    await db.close();
+  }
+});
+
 test('storeRigReports: each rig takes its latest report of the batch; every report is history', async (t) => {
   const db = await openDatabase(...withDb(tmpDir()));
   try {

@@ -3,6 +3,7 @@
 import test from 'tape';
 import { fixture } from '../helpers/fixture.ts';
 import { http } from '../helpers/http.ts';
+import { weakEtag } from '../../src/server/ext/headers.ts';
 import { createHosts, type Hosts, type HttpRequest, type HttpResponse } from '../helpers/netns.ts';
 import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
 
@@ -126,6 +127,28 @@ test('GET /api/v1/rigs: token and VPN rule; status, position, version, serial, p
   t.equal(outside.status, 403, 'a token does not lift the VPN rule');
   const lo = await http(`http://127.0.0.1:${s.server.info.port}/api/v1/rigs`, { headers: { authorization: token } });
   t.equal(lo.status, 403, 'loopback: 403 (everything under /api/v1/rigs is for the VPN)');
+});
+
+test('GET /api/v1/rigs and /rigs from the cached list: ETag over the bytes, 304, a report shows in the next listing', async (t) => {
+  await setup();
+  const get = (path: string, headers: Record<string, string> = {}): HttpRequest => ({ url: `${base}${path}`, headers: { host: VPN_HOST, authorization: token, ...headers } });
+  const first = await net.request('rigs', get('/api/v1/rigs'));
+  t.equal(first.status, 200, '200');
+  t.equal(first.headers['etag'], weakEtag(first.body), 'ETag over the exact bytes sent');
+  t.equal(first.headers['cache-control'], 'max-age=0, private, must-revalidate', 'revalidate');
+  const same = await net.request('rigs', get('/api/v1/rigs', { 'if-none-match': String(first.headers['etag']) }));
+  t.deepEqual([same.status, same.body, same.headers['etag']], [304, '', first.headers['etag']], 'unchanged: 304 with the same ETag');
+  t.notOk(JSON.parse(first.body).rigs.some((r: { id: string }) => r.id === 'rig-new'), 'rig-new not there yet');
+  const page = await net.request('rigs', get('/rigs'));
+  t.notOk(page.body.includes('rig-new'), 'nor on the page');
+  isOk(t, await net.request('rigs', put('rig-new', full('SN-NEW'))), 'a report');
+  const next = await net.request('rigs', get('/api/v1/rigs', { 'if-none-match': String(first.headers['etag']) }));
+  t.equal(next.status, 200, 'the old ETag no longer matches: 200');
+  t.notEqual(next.headers['etag'], first.headers['etag'], 'a new ETag');
+  t.ok(JSON.parse(next.body).rigs.some((r: { id: string; status: string }) => r.id === 'rig-new' && r.status === 'online'), 'the report shows in the next listing');
+  const online = JSON.parse((await net.request('rigs', get('/api/v1/rigs?status=online'))).body).rigs.map((r: { id: string }) => r.id);
+  t.ok(online.includes('rig-new') && online.includes('rig-a'), 'the status filter has its own body');
+  t.ok((await net.request('rigs', get('/rigs'))).body.includes('rig-new'), 'and on the next page');
 });
 
 test('GET /api/v1/rigs/:id/reports: newest first, since/until/limit, CSV export', async (t) => {

@@ -14,6 +14,15 @@ export interface ConnectOptions {
 /** A row of a model's table, by column name. */
 export type Row = Record<string, unknown>;
 
+/** A value insertRows binds: text, a number, NULL or a date (stored as the dialect stores DATE columns). */
+export type RawValue = string | number | null | Date;
+
+/** What an insert does with a row whose conflict columns exist: overwrite the update columns. */
+export interface OnConflict {
+  conflict: readonly string[];
+  update: readonly string[];
+}
+
 /**
  * Everything rigd does that depends on the database engine, and nothing else. Services never see
  * it: they call the domain functions of src/db/ (reservations.ts, rig-reports.ts, Database.ping, ...)
@@ -43,6 +52,11 @@ export interface Dialect {
    * conflict columns exist overwrite those columns, the others are inserted.
    */
   upsert(model: ModelStatic<Model>, rows: Row[], conflict: readonly string[], update: readonly string[], t: Transaction): Promise<void>;
+  /**
+   * One multi-row INSERT of rows (values in `columns` order) into model's table in t, bound as
+   * parameters; with onConflict, existing rows get the update columns (the hot path of rig reports).
+   */
+  insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void>;
   /** The cheapest statement that proves the database answers. */
   ping(sequelize: Sequelize): Promise<void>;
   /** One real write in t that changes nothing (proves the database takes writes again). */

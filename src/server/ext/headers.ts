@@ -1,5 +1,7 @@
-import { createHash } from 'node:crypto';
-import type { ResponseObject, Server } from '@hapi/hapi';
+import type { ResponseObject, ResponseToolkit, Request, Server } from '@hapi/hapi';
+import { weakEtag } from '../../services/weak-etag.ts';
+
+export { weakEtag };
 
 /** Sent on every response. */
 const SECURITY_HEADERS: Record<string, string> = {
@@ -13,11 +15,6 @@ const SECURITY_HEADERS: Record<string, string> = {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Weak validator: W/" + the first 32 hex digits of the body's SHA-256 + ". */
-export function weakEtag(body: string | Buffer): string {
-  return `W/"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
-}
-
 function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
@@ -26,6 +23,17 @@ function etagMatches(header: string | undefined, etag: string): boolean {
     const tag = t.trim();
     return tag === etag || tag === opaque || tag.replace(/^W\//, '') === opaque;
   });
+}
+
+/**
+ * A JSON body serialised (and its ETag taken) before the request, as the hook below would answer an
+ * object: same type, Vary, validators and 304.
+ */
+export function jsonBody(request: Request, h: ResponseToolkit, body: string | Buffer, etag: string): ResponseObject {
+  const response = h.response(body).type(JSON_TYPE).header('vary', request.route.settings.app?.vary ?? 'Origin');
+  response.header('etag', etag).header('cache-control', 'max-age=0, private, must-revalidate');
+  if ((request.method === 'get' || request.method === 'head') && etagMatches(request.headers['if-none-match'] as string | undefined, etag)) response.code(304);
+  return response;
 }
 
 function isJsonSource(response: ResponseObject): boolean {

@@ -50,9 +50,10 @@ export function rigPageRoutes(app: App): ServerRoute[] {
       options: {
         auth: false,
         app: { vpn: 'viewer', errorFormat: 'html' },
-        handler: async (_request, h) => {
-          const rigs = await app.rigs.list();
-          return h.view('rigs', rigsPageModel(rigs, app, new Date())).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
+        handler: async (request, h) => {
+          // Rendered once per generation of the rig list (services/rigs/list-cache.ts).
+          const page = await app.rigs.listing.body('page', (rigs, at) => request.render('rigs', rigsPageModel(rigs, app, at)));
+          return h.response(page.bytes).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
         },
       },
     },

@@ -1,6 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { InvalidInput } from '../../errors.ts';
+import { jsonBody } from '../ext/headers.ts';
 import type { App } from '../../services/app.ts';
 import { withStretches } from '../../services/rigs/availability.ts';
 import { rigDetail } from '../../services/rigs/detail.ts';
@@ -83,9 +84,14 @@ export function rigRoutes(app: App): ServerRoute[] {
         app: { vpn: 'rig' },
         response: { schema: Joi.object({ success: Joi.boolean().required(), rigs: Joi.array().items(rigView).required() }), sample: 0 },
         validate: { query: Joi.object({ status: Joi.string().valid(...RIG_STATUSES) }) },
-        handler: async (request) => {
-          const rigs = await app.rigs.list({ status: request.query.status as RigStatus | undefined });
-          return { success: true, rigs: await withStretches(app.db.reader, app.config, rigs, new Date()) };
+        handler: async (request, h) => {
+          const status = request.query.status as RigStatus | undefined;
+          // Serialised (and its ETag taken) once per generation of the rig list (services/rigs/list-cache.ts).
+          const { bytes, etag } = await app.rigs.listing.body(`api:${status ?? 'all'}`, async (rigs, at) => {
+            const selected = status ? rigs.filter((r) => r.status === status) : rigs;
+            return JSON.stringify({ success: true, rigs: await withStretches(app.db.reader, app.config, selected, at) });
+          });
+          return jsonBody(request, h, bytes, etag);
         },
       },
     },

@@ -136,19 +136,53 @@ export interface Stretch {
 /** How far back the listings look for the start of the current online stretch (at least 2 × offline_after_s). */
 export const STRETCH_LOOKBACK_S = DAY_S;
 
+const DIGIT_0 = 48;
+/** Digits text[from, from + n) as a number (the caller has checked the shape). */
+function digits(text: string, from: number, n: number): number {
+  let v = 0;
+  for (let i = from; i < from + n; i++) v = v * 10 + text.charCodeAt(i) - DIGIT_0;
+  return v;
+}
+
+/**
+ * Epoch ms of text[start, end), a time as Sequelize writes it ("2026-11-23 07:37:30.123 +00:00",
+ * read without allocating); anything else goes through Date.
+ */
+export function storedTimeMs(text: string, start: number, end: number): number {
+  if (end - start === 30 && text.charCodeAt(start + 10) === 32 && text.startsWith('+00:00', start + 24)) {
+    return Date.UTC(
+      digits(text, start, 4),
+      digits(text, start + 5, 2) - 1,
+      digits(text, start + 8, 2),
+      digits(text, start + 11, 2),
+      digits(text, start + 14, 2),
+      digits(text, start + 17, 2),
+      digits(text, start + 20, 3),
+    );
+  }
+  return new Date(text.slice(start, end)).getTime();
+}
+
 /**
  * online_since / offline_since of every rig from the last 24 h of history: a rig online for longer
  * than that shows its first report in the window ("at least since"). The database only walks each
  * rig's reports of the window along the (rig_id, received_at) index and hands them back as one
- * ordered list of epoch seconds per rig; the last gap is found walking that text backwards. (A LAG window over the
- * same rows made SQLite sort and window ~330,000 rows for 10,000 rigs: most of a second.)
+ * ordered list per rig, as stored (converting ~320,000 times to numbers in SQL cost more than
+ * reading the few needed here); the last gap is found walking that text backwards. (A LAG window
+ * over the same rows made SQLite sort and window ~330,000 rows for 10,000 rigs: most of a second.)
  */
 export async function fleetStretches(reader: Reader, config: AvailabilityConfig, now: Date): Promise<Map<string, Stretch>> {
   const offlineAfterMs = config.rigs.offline_after_s * 1000;
   const from = new Date(now.getTime() - Math.max(STRETCH_LOOKBACK_S * 1000, 2 * offlineAfterMs));
+  // PostgreSQL hands back the same text as SQLite stores ("2026-11-23 07:37:30.123 +00:00"); SQLite's
+  // CROSS JOIN keeps rigs as the outer loop (PostgreSQL plans the join itself and has no CROSS JOIN ... ON).
+  const times =
+    reader.engine === 'postgres'
+      ? `string_agg(to_char(r.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS "+00:00"'), ',' ORDER BY r.received_at)`
+      : `group_concat(r.received_at, ',' ORDER BY r.received_at)`;
   const rows = await reader.all<{ rig_id: string; times: string }>(
-    `SELECT g.id AS rig_id, group_concat(unixepoch(r.received_at, 'subsec'), ',' ORDER BY r.received_at) AS times
-     FROM rigs g CROSS JOIN rig_reports r ON r.rig_id = g.id AND r.received_at >= ?
+    `SELECT g.id AS rig_id, ${times} AS times
+     FROM rigs g ${reader.engine === 'postgres' ? 'JOIN' : 'CROSS JOIN'} rig_reports r ON r.rig_id = g.id AND r.received_at >= ?
      GROUP BY g.id`,
     [sqlTime(from)],
   );
@@ -161,7 +195,7 @@ export async function fleetStretches(reader: Reader, config: AvailabilityConfig,
     let last = NaN;
     while (end > 0) {
       const start = times.lastIndexOf(',', end - 1) + 1;
-      const at = Math.round(Number(times.slice(start, end)) * 1000);
+      const at = storedTimeMs(times, start, end);
       if (Number.isNaN(last)) last = at;
       else if (since - at > offlineAfterMs) break;
       since = at;

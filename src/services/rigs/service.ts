@@ -7,6 +7,7 @@ import { storeRigReports } from '../../db/rig-reports.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
 import { parseRigId, parseRigReport, type RigReportInput } from './report-input.ts';
 import { RigRetention, type RetentionOptions } from './retention.ts';
+import { RigListCache } from './list-cache.ts';
 import { listRigs, rigView } from './queries.ts';
 import type { RigStatus } from './status.ts';
 
@@ -58,6 +59,8 @@ interface QueuedReport extends RigReportInput {
 /** Rig reports (group-committed), the rig list with its computed status, and report history. */
 export class RigService {
   readonly retention: RigRetention;
+  /** The rig list and the listing bodies built from it, once per generation (list-cache.ts). */
+  readonly listing: RigListCache;
   readonly #db: Database;
   readonly #config: Readonly<Config>;
   readonly #reports: Batcher<QueuedReport, void>;
@@ -74,6 +77,7 @@ export class RigService {
     this.#now = opts.now ?? (() => new Date());
     this.#onReported = opts.onReported ?? (() => undefined);
     this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t));
+    this.listing = new RigListCache(db.reader, config, { now: this.#now });
     this.retention = new RigRetention(db, config.rigs.history_retention_days, opts.retention);
   }
 

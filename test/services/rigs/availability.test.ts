@@ -2,7 +2,7 @@
 // times through RigService into a real SQLite file, read back with the same SQL the CLI runs.
 import test from 'tape';
 import { openDatabase } from '../../../src/db/index.ts';
-import { fleetStretches, rigAvailability } from '../../../src/services/rigs/availability.ts';
+import { fleetStretches, rigAvailability, storedTimeMs } from '../../../src/services/rigs/availability.ts';
 import { RigService } from '../../../src/services/rigs/service.ts';
 import { testConfig } from '../../helpers/server.ts';
 
@@ -94,4 +94,18 @@ test('availability from known report times', async (t) => {
   t.deepEqual(s('fresh'), [ago(60_000).getTime(), null], 'fresh: online since its only report');
   t.equal(stretches.get('old'), undefined, 'old: nothing in the lookback window (the listing falls back to last_seen_at)');
   await db.close();
+});
+
+test('stored times are read as Sequelize writes them, and any other form through Date', (t) => {
+  const text = 'x,2026-11-23 07:37:30.123 +00:00,2026-11-23T08:00:00.5Z,1999-01-02 03:04:05.006 +00:00';
+  const at = (i: number) => {
+    const parts = text.split(',');
+    const start = parts.slice(0, i).join(',').length + 1;
+    return storedTimeMs(text, start, start + parts[i].length);
+  };
+  t.equal(at(1), Date.parse('2026-11-23T07:37:30.123Z'), 'the stored form');
+  t.equal(at(2), Date.parse('2026-11-23T08:00:00.500Z'), 'ISO 8601 with Z: through Date');
+  t.equal(at(3), Date.parse('1999-01-02T03:04:05.006Z'), 'single digits and milliseconds');
+  t.equal(storedTimeMs('2026-11-23 07:37:30.123 +01:00', 0, 30), Date.parse('2026-11-23T06:37:30.123Z'), 'another offset: through Date');
+  t.end();
 });

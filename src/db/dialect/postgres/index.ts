@@ -3,8 +3,9 @@ import { postgresFault } from '../../faults.ts';
 import { MIGRATIONS_TABLE } from '../../migrate.ts';
 import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
-// Sequelize's query generator writes the same multi-row INSERT, RETURNING and ON CONFLICT on both engines.
-import { bulkInsert, bulkInsertIds, upsert } from '../sqlite/bulk.ts';
+// The same multi-row INSERT, RETURNING and ON CONFLICT ... excluded on both engines (and $n binds;
+// PostgreSQL reads the stored-time text insertRows binds as timestamptz).
+import { bulkInsert, bulkInsertIds, insertRows, upsert } from '../sqlite/bulk.ts';
 import { closeSequelize, createSequelize } from './connection.ts';
 
 /**
@@ -23,6 +24,7 @@ export const postgresDialect: Dialect = {
   bulkInsert,
   bulkInsertIds,
   upsert,
+  insertRows,
   async ping(sequelize) {
     await sequelize.query('SELECT 1');
   },

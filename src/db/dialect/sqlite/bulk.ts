@@ -1,5 +1,5 @@
 import { QueryTypes, type Model, type ModelStatic, type QueryOptions, type Transaction } from 'sequelize';
-import type { Row } from '../contract.ts';
+import type { OnConflict, RawValue, Row } from '../contract.ts';
 
 function queryInterface(model: ModelStatic<Model>) {
   const sequelize = model.sequelize;
@@ -51,4 +51,36 @@ export async function upsert(model: ModelStatic<Model>, rows: Row[], conflict: r
     upsertKeys: [...conflict],
   };
   await qi.bulkInsert(model.getTableName(), rows, options, model.getAttributes());
+}
+
+/** How Sequelize's SQLite dialect writes a DATE ("2026-11-23 07:37:30.123 +00:00"), without moment. */
+function dateText(d: Date): string {
+  const iso = d.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00`;
+}
+
+const insertSql = new Map<string, string>();
+
+/**
+ * One multi-row INSERT (optionally ... ON CONFLICT DO UPDATE) of rows of values in `columns` order,
+ * bound as parameters: no query generator, no escaping of each value into the text, and the
+ * statement text made once per (table, columns, row count). Dates are written as Sequelize writes them.
+ */
+export async function insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void> {
+  if (rows.length === 0) return;
+  const { sequelize, qi } = queryInterface(model);
+  const table = model.getTableName() as string;
+  const key = `${table}|${columns.join(',')}|${rows.length}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}` : ''}`;
+  let sql = insertSql.get(key);
+  if (!sql) {
+    const q = (c: string) => qi.quoteIdentifier(c);
+    const width = columns.length;
+    const values = rows.map((_, i) => `(${columns.map((_c, j) => `$${i * width + j + 1}`).join(',')})`).join(',');
+    sql = `INSERT INTO ${q(table)} (${columns.map(q).join(',')}) VALUES ${values}`;
+    if (onConflict) sql += ` ON CONFLICT (${onConflict.conflict.map(q).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${q(c)}=excluded.${q(c)}`).join(',')}`;
+    insertSql.set(key, sql);
+  }
+  const bind: (string | number | null)[] = [];
+  for (const row of rows) for (const v of row) bind.push(v instanceof Date ? dateText(v) : v);
+  await sequelize.query(sql, { bind, transaction: t, type: QueryTypes.RAW });
 }

@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { databaseFault } from '../../faults.ts';
 import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
-import { bulkInsert, bulkInsertIds, upsert } from './bulk.ts';
+import { bulkInsert, bulkInsertIds, insertRows, upsert } from './bulk.ts';
 import { closeSequelize, createSequelize } from './connection.ts';
 
 /** SQLite through sqlite3: WAL, one pinned writer connection, RETURNING (>= 3.35) for new ids. */
@@ -11,10 +11,11 @@ export const sqliteDialect: Dialect = {
   connect: createSequelize,
   close: closeSequelize,
   // One queue, one transaction at a time: the pinned writer connection takes nothing else.
-  writePath: (sequelize, dataDir) => new WritePath(sequelize, dataDir),
+  writePath: (sequelize, dataDir) => new WritePath(sequelize, { dataDir, walCheckpoints: true }),
   bulkInsert,
   bulkInsertIds,
   upsert,
+  insertRows,
   async ping(sequelize) {
     await sequelize.query('SELECT 1');
   },
