@@ -27,6 +27,10 @@ import { delta, ProcessProbe } from './tail/probes.ts';
 import { makeCaptureFile, seedFleet, seedOldReports } from './tail/seed.ts';
 import { renderTable, type Check } from './tail/table.ts';
 
+// `rigd serve` runs the built JavaScript without source maps (bin/rigd); tsx turns them on, and then
+// every Error's stack is mapped when read (Sequelize reads one per query). Measure as rigd runs.
+process.setSourceMapsEnabled(false);
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);

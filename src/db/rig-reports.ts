@@ -34,11 +34,14 @@ export async function storeRigReports(db: Database, reports: ReportRow[], t: Tra
   for (const r of latest.values()) {
     rigRows.push([r.rig_id, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude, r.received_at, null, r.received_at, r.received_at]);
   }
-  await db.dialect.insertRows(Rig, RIG_COLUMNS, rigRows, t, { conflict: ['id'], update: UPDATED_ON_REPORT });
-  await db.dialect.insertRows(
-    RigReport,
-    REPORT_COLUMNS,
-    reports.map((r) => [r.rig_id, r.received_at, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude]),
-    t,
-  );
+  // Issued together: the dialect runs them in this order in t (the history references the rig).
+  await Promise.all([
+    db.dialect.insertRows(Rig, RIG_COLUMNS, rigRows, t, { conflict: ['id'], update: UPDATED_ON_REPORT }),
+    db.dialect.insertRows(
+      RigReport,
+      REPORT_COLUMNS,
+      reports.map((r) => [r.rig_id, r.received_at, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude]),
+      t,
+    ),
+  ]);
 }

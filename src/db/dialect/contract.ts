@@ -55,6 +55,7 @@ export interface Dialect {
   /**
    * One multi-row INSERT of rows (values in `columns` order) into model's table in t, bound as
    * parameters; with onConflict, existing rows get the update columns (the hot path of rig reports).
+   * Calls in one transaction run in the order they were made, so several may be awaited together.
    */
   insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void>;
   /** The cheapest statement that proves the database answers. */

@@ -3,10 +3,10 @@ import { postgresFault } from '../../faults.ts';
 import { MIGRATIONS_TABLE } from '../../migrate.ts';
 import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
-// The same multi-row INSERT, RETURNING and ON CONFLICT ... excluded on both engines (and $n binds;
-// PostgreSQL reads the stored-time text insertRows binds as timestamptz).
-import { bulkInsert, bulkInsertIds, insertRows, upsert } from '../sqlite/bulk.ts';
+// Sequelize's query generator writes the same multi-row INSERT, RETURNING and ON CONFLICT on both engines.
+import { bulkInsert, bulkInsertIds, upsert } from '../sqlite/bulk.ts';
 import { closeSequelize, createSequelize } from './connection.ts';
+import { insertRows } from './insert-rows.ts';
 
 /**
  * PostgreSQL (>= 13) through pg: a pool of connections. Writes go through the same write path as
