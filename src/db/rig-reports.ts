@@ -1,4 +1,4 @@
-import type { Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import type { RawValue } from './dialect/contract.ts';
 import type { Database } from './index.ts';
 
@@ -44,4 +44,16 @@ export async function storeRigReports(db: Database, reports: ReportRow[], t: Tra
       t,
     ),
   ]);
+}
+
+/**
+ * Deletes in t at most `limit` of the oldest reports received before `before` (stored time text), in
+ * one statement: the oldest rows by the received_at index, deleted by id. No id list goes through
+ * JavaScript, and the writer is held for one short statement and its COMMIT. Returns the rows deleted.
+ */
+export async function deleteReportsBefore(db: Database, before: string, limit: number, t: Transaction): Promise<number> {
+  const table = db.models.RigReport.getTableName() as string;
+  const sql = `DELETE FROM "${table}" WHERE id IN (SELECT id FROM "${table}" WHERE received_at < ? ORDER BY received_at LIMIT ?)`;
+  // BULKDELETE: the driver answers with the number of rows deleted.
+  return (await db.sequelize.query(sql, { replacements: [before, limit], transaction: t, type: QueryTypes.BULKDELETE })) as number;
 }

@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize';
 import type { Database } from '../../db/index.ts';
+import { deleteReportsBefore } from '../../db/rig-reports.ts';
 import { sqlTime } from './history.ts';
 
 export interface RetentionOptions {
@@ -60,18 +60,10 @@ export class RigRetention {
   }
 
   async #prune(cutoff: Date): Promise<number> {
-    const { RigReport } = this.#db.models;
-    const table = RigReport.getTableName() as string;
-    // One statement per batch: the oldest rows by the received_at index, deleted by rowid. No id
-    // list goes through JavaScript, and the writer is held for one short statement and its COMMIT.
-    const sql = `DELETE FROM "${table}" WHERE id IN (SELECT id FROM "${table}" WHERE received_at < ? ORDER BY received_at LIMIT ?)`;
     const before = sqlTime(cutoff);
     let total = 0;
     while (!this.#stopped) {
-      // BULKDELETE: the driver answers with the number of rows deleted.
-      const deleted = (await this.#db.writes.run((transaction) =>
-        this.#db.sequelize.query(sql, { replacements: [before, this.#batchSize], transaction, type: QueryTypes.BULKDELETE }),
-      )) as number;
+      const deleted = await this.#db.writes.run((transaction) => deleteReportsBefore(this.#db, before, this.#batchSize, transaction));
       total += deleted;
       if (deleted < this.#batchSize) break;
       // Writes queued meanwhile (report batches) are ahead of the next batch on the write path;
