@@ -3,7 +3,7 @@ import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
 import type { Batcher, Database } from '../../db/index.ts';
 import type { Rig, RigReport } from '../../db/models/index.ts';
-import { storeRigReports } from '../../db/rig-reports.ts';
+import { storeRigReports, type ReportRow } from '../../db/rig-reports.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
 import { parseRigId, parseRigReport, type RigReportInput } from './report-input.ts';
 import { RigRetention, type RetentionOptions } from './retention.ts';
@@ -29,17 +29,8 @@ export interface RigView {
   created_at: Date;
 }
 
-/** One history row (device location record). */
-export interface RigReportView {
-  received_at: Date;
-  serial: string;
-  lan_ip: string | null;
-  peer_address: string;
-  version: string;
-  branch: string;
-  latitude: number | null;
-  longitude: number | null;
-}
+/** One history row (device location record): a stored report without its rig id. */
+export type RigReportView = Omit<ReportRow, 'rig_id'>;
 
 export interface HistoryQuery {
   since?: Date;

@@ -1,7 +1,6 @@
 import { QueryTypes, type Model, type ModelStatic, type Transaction } from 'sequelize';
 import type { OnConflict, RawValue } from '../contract.ts';
-
-const insertSql = new Map<string, string>();
+import { insertRowsSql } from '../insert-sql.ts';
 
 /**
  * One multi-row INSERT (optionally ... ON CONFLICT DO UPDATE) of rows of values in `columns` order,
@@ -14,16 +13,6 @@ export function insertRows(model: ModelStatic<Model>, columns: readonly string[]
   const sequelize = model.sequelize;
   if (!sequelize) return Promise.reject(new TypeError(`model ${model.name} is not initialised`));
   const qi = sequelize.getQueryInterface();
-  const table = model.getTableName() as string;
-  const key = `${table}|${columns.join(',')}|${rows.length}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}` : ''}`;
-  let sql = insertSql.get(key);
-  if (!sql) {
-    const q = (c: string) => qi.quoteIdentifier(c);
-    const width = columns.length;
-    const values = rows.map((_, i) => `(${columns.map((_c, j) => `$${i * width + j + 1}`).join(',')})`).join(',');
-    sql = `INSERT INTO ${q(table)} (${columns.map(q).join(',')}) VALUES ${values}`;
-    if (onConflict) sql += ` ON CONFLICT (${onConflict.conflict.map(q).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${q(c)}=excluded.${q(c)}`).join(',')}`;
-    insertSql.set(key, sql);
-  }
+  const sql = insertRowsSql((c) => qi.quoteIdentifier(c), (n) => `$${n}`, model.getTableName() as string, columns, rows.length, onConflict);
   return sequelize.query(sql, { bind: rows.flat(), transaction: t, type: QueryTypes.RAW }).then(() => undefined);
 }

@@ -1,5 +1,6 @@
 import { QueryTypes, type Model, type ModelStatic, type QueryOptions, type Transaction } from 'sequelize';
 import type { OnConflict, RawValue, Row } from '../contract.ts';
+import { insertRowsSql } from '../insert-sql.ts';
 
 function queryInterface(model: ModelStatic<Model>) {
   const sequelize = model.sequelize;
@@ -59,8 +60,6 @@ function dateText(d: Date): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00`;
 }
 
-const insertSql = new Map<string, string>();
-
 /** The sqlite3 connection a Sequelize transaction holds (Sequelize's SQLite dialect keeps it there). */
 interface RawConnection {
   serialize(fn: () => void): void;
@@ -81,21 +80,10 @@ interface RawConnection {
 export function insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void> {
   if (rows.length === 0) return Promise.resolve();
   const { qi } = queryInterface(model);
-  const table = model.getTableName() as string;
-  const key = `${table}|${columns.join(',')}|${rows.length}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}` : ''}`;
-  let sql = insertSql.get(key);
-  if (!sql) {
-    const q = (c: string) => qi.quoteIdentifier(c);
-    const width = columns.length;
-    const values = rows.map((_, i) => `(${columns.map((_c, j) => `?${i * width + j + 1}`).join(',')})`).join(',');
-    sql = `INSERT INTO ${q(table)} (${columns.map(q).join(',')}) VALUES ${values}`;
-    if (onConflict) sql += ` ON CONFLICT (${onConflict.conflict.map(q).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${q(c)}=excluded.${q(c)}`).join(',')}`;
-    insertSql.set(key, sql);
-  }
+  const sql = insertRowsSql((c) => qi.quoteIdentifier(c), (n) => `?${n}`, model.getTableName() as string, columns, rows.length, onConflict);
   const bind: (string | number | null)[] = [];
   for (const row of rows) for (const v of row) bind.push(v instanceof Date ? dateText(v) : v);
   const conn = (t as unknown as { connection?: RawConnection }).connection;
   if (!conn) return Promise.reject(new TypeError('insertRows needs an open transaction'));
-  const text = sql;
-  return new Promise((resolve, reject) => conn.serialize(() => conn.run(text, bind, (err) => (err ? reject(err) : resolve()))));
+  return new Promise((resolve, reject) => conn.serialize(() => conn.run(sql, bind, (err) => (err ? reject(err) : resolve()))));
 }
