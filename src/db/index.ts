@@ -95,6 +95,7 @@ function secretsOf(url: string): string[] {
 }
 
 export type { Models } from './models/index.ts';
-export { WritePath, Batcher, type WriteHealth } from './write-path.ts';
+export { WritePath, type WriteHealth } from './write-path.ts';
+export { Batcher } from './batcher.ts';
 export type { Reader } from './reader.ts';
 export type { Dialect } from './dialect/index.ts';

@@ -18,12 +18,16 @@ export interface ReportRow {
 /** Columns a report overwrites on its rig (created_at and current_project stay). */
 const UPDATED_ON_REPORT = ['serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'updated_at'] as const;
 
+/** A report older than the rig's last one (a batch that committed late) never moves the rig back. */
+const NOT_OLDER = '"rigs"."last_seen_at" <= excluded."last_seen_at"';
+
 const RIG_COLUMNS = ['id', 'serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'current_project', 'created_at', 'updated_at'] as const;
 const REPORT_COLUMNS = ['rig_id', 'received_at', 'serial', 'lan_ip', 'peer_address', 'version', 'branch', 'latitude', 'longitude'] as const;
 
 /**
  * Stores a batch of reports in t with two statements: one multi-row upsert of the rigs (each rig's
- * latest report registers or updates it) and one multi-row insert of the history, both with bound
+ * latest report registers or updates it, unless the rig has a later one) and one multi-row insert of
+ * the history, both with bound
  * parameters (dialect.insertRows: no query generator on this hot path).
  */
 export async function storeRigReports(db: Database, reports: ReportRow[], t: Transaction): Promise<void> {
@@ -31,12 +35,14 @@ export async function storeRigReports(db: Database, reports: ReportRow[], t: Tra
   const latest = new Map<string, ReportRow>();
   for (const r of reports) latest.set(r.rig_id, r);
   const rigRows: RawValue[][] = [];
-  for (const r of latest.values()) {
+  // In id order: batches committing at once (PostgreSQL) lock the rigs they update in one order,
+  // so they wait for each other and never deadlock.
+  for (const r of [...latest.values()].sort((a, b) => (a.rig_id < b.rig_id ? -1 : a.rig_id > b.rig_id ? 1 : 0))) {
     rigRows.push([r.rig_id, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude, r.received_at, null, r.received_at, r.received_at]);
   }
   // Issued together: the dialect runs them in this order in t (the history references the rig).
   await Promise.all([
-    db.dialect.insertRows(Rig, RIG_COLUMNS, rigRows, t, { conflict: ['id'], update: UPDATED_ON_REPORT }),
+    db.dialect.insertRows(Rig, RIG_COLUMNS, rigRows, t, { conflict: ['id'], update: UPDATED_ON_REPORT, where: NOT_OLDER }),
     db.dialect.insertRows(
       RigReport,
       REPORT_COLUMNS,

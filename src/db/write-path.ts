@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { Sequelize, Transaction } from 'sequelize';
 import { DomainError } from '../errors.ts';
+import { Batcher, type ApplyBatch, type BatcherOptions } from './batcher.ts';
 import { databaseFault } from './faults.ts';
 
 /** Least time between two checkpoints of the WAL started by the write path, ms. */
@@ -20,6 +21,8 @@ export interface WriteHealth {
  */
 export class WritePath {
   readonly #queue = new PQueue({ concurrency: 1 });
+  /** Transactions of runBeside (null: the engine has one writer, they queue with the others). */
+  readonly #beside: PQueue | null;
   readonly #sequelize: Sequelize;
   readonly #dataDir: string | undefined;
   #health: WriteHealth = { failing: null, at: 0 };
@@ -36,8 +39,9 @@ export class WritePath {
    * dataDir (SQLite) lets an I/O error on a full disk count as disk_full; walCheckpoints (SQLite)
    * moves the WAL checkpoint out of the COMMIT.
    */
-  constructor(sequelize: Sequelize, opts: { dataDir?: string; walCheckpoints?: boolean } = {}) {
+  constructor(sequelize: Sequelize, opts: { dataDir?: string; walCheckpoints?: boolean; besideWrites?: number } = {}) {
     this.#sequelize = sequelize;
+    this.#beside = (opts.besideWrites ?? 1) > 1 ? new PQueue({ concurrency: opts.besideWrites }) : null;
     this.#dataDir = opts.dataDir;
     this.#walCheckpoints = opts.walCheckpoints ?? false;
     this.#ownCheckpoints = !this.#walCheckpoints;
@@ -49,7 +53,26 @@ export class WritePath {
    * tries again (nothing to reset).
    */
   run<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
-    return this.#queue.add(async () => {
+    return this.#queue.add(() => this.#transact(fn)) as Promise<T>;
+  }
+
+  /**
+   * Runs fn in a write transaction of its own beside the others, where the engine takes several
+   * writers at once (PostgreSQL: a connection of the pool each, at most `besideWrites` at a time);
+   * on SQLite, in turn with every other write, as run() does.
+   */
+  runBeside<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
+    if (!this.#beside) return this.run(fn);
+    return this.#beside.add(() => this.#transact(fn)) as Promise<T>;
+  }
+
+  /** Write transactions that may run at once through runBeside (1 on SQLite). */
+  get besideWrites(): number {
+    return this.#beside ? this.#beside.concurrency : 1;
+  }
+
+  async #transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
+    {
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
       // When fn's statements are done and COMMIT is sent: the rest of the transaction is the commit.
@@ -78,7 +101,7 @@ export class WritePath {
         }
         throw err;
       }
-    }) as Promise<T>;
+    }
   }
 
   /**
@@ -113,12 +136,12 @@ export class WritePath {
 
   /** Writes waiting or running. */
   get pending(): number {
-    return this.#queue.size + this.#queue.pending;
+    return this.#queue.size + this.#queue.pending + (this.#beside ? this.#beside.size + this.#beside.pending : 0);
   }
 
   /** Resolves when no write is queued or running. */
-  drain(): Promise<void> {
-    return this.#queue.onIdle();
+  async drain(): Promise<void> {
+    await Promise.all([this.#queue.onIdle(), this.#beside?.onIdle()]);
   }
 
   /** A group-commit batcher over this write path. */
@@ -135,79 +158,4 @@ export interface WriteObserver {
   commit?(seconds: number): void;
   /** A group-commit batch of `size` items committed in one transaction of `seconds`. */
   batch?(size: number, seconds: number): void;
-}
-
-/** Applies a whole batch in one transaction, returning one result per item, in order. */
-export type ApplyBatch<I, O> = (items: I[], t: Transaction) => Promise<O[]>;
-
-export interface BatcherOptions {
-  /**
-   * Most items committed in one transaction.
-   * @default 1000
-   */
-  maxBatch?: number;
-}
-
-interface Waiting<I, O> {
-  item: I;
-  resolve: (value: O) => void;
-  reject: (err: unknown) => void;
-}
-
-/**
- * Group commit: items submitted while a flush is running are committed together in the next
- * transaction, which starts as soon as the previous one ends. Each submit resolves only after
- * the transaction that holds its item has committed. If a batch fails, its items are retried
- * one by one so that one bad item fails alone.
- */
-export class Batcher<I, O> {
-  #waiting: Waiting<I, O>[] = [];
-  #flushing = false;
-  readonly #maxBatch: number;
-
-  constructor(
-    private readonly writes: WritePath,
-    private readonly apply: ApplyBatch<I, O>,
-    opts: BatcherOptions,
-  ) {
-    this.#maxBatch = opts.maxBatch ?? 1000;
-  }
-
-  submit(item: I): Promise<O> {
-    return new Promise<O>((resolve, reject) => {
-      this.#waiting.push({ item, resolve, reject });
-      if (!this.#flushing) {
-        this.#flushing = true;
-        // Let requests that arrived in the same turn of the event loop join the first batch.
-        setImmediate(() => void this.#flush());
-      }
-    });
-  }
-
-  async #flush(): Promise<void> {
-    while (this.#waiting.length > 0) {
-      const batch = this.#waiting.splice(0, this.#maxBatch);
-      try {
-        let started = 0n;
-        const results = await this.writes.run((t) => ((started = process.hrtime.bigint()), this.apply(batch.map((w) => w.item), t)));
-        this.writes.observer.batch?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
-        batch.forEach((w, i) => w.resolve(results[i]));
-      } catch (err) {
-        // A host fault (full disk) fails every item alike: no point retrying them one by one.
-        if (batch.length === 1 || (err instanceof DomainError && err.kind === 'unavailable')) {
-          for (const w of batch) w.reject(err);
-          continue;
-        }
-        for (const w of batch) {
-          try {
-            const [result] = await this.writes.run((t) => this.apply([w.item], t));
-            w.resolve(result);
-          } catch (itemErr) {
-            w.reject(itemErr);
-          }
-        }
-      }
-    }
-    this.#flushing = false;
-  }
 }

@@ -52,6 +52,11 @@ export interface OpenAppOptions {
   log?: Logger;
   /** Build the /metrics registry (prom-client); commands that answer no scrape skip loading it. @default true */
   metrics?: boolean;
+  /**
+   * Report batches committing at once (PostgreSQL; SQLite has one writer). @default the write
+   * path's besideWrites: 4 on PostgreSQL (bench/engines.ts measures 1 against 4)
+   */
+  reportWriters?: number;
 }
 
 /** Opens the database in config.data_dir (creating and migrating it) and builds the services. */
@@ -80,6 +85,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   const directory = rigDirectory(db);
   const rigs = new RigService(db, config, {
     onReported: (peer) => directory.forget(peer),
+    reportWriters: opts.reportWriters,
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
   const uploads = new UploadService(db, storage, directory, config, log);

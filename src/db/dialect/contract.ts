@@ -21,6 +21,8 @@ export type RawValue = string | number | null | Date;
 export interface OnConflict {
   conflict: readonly string[];
   update: readonly string[];
+  /** Only rows for which this holds are updated (SQL over the table and `excluded`). */
+  where?: string;
 }
 
 /**

@@ -15,13 +15,16 @@ export function insertRowsSql(
   rows: number,
   onConflict?: OnConflict,
 ): string {
-  const key = `${param(1)}|${table}|${columns.join(',')}|${rows}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}` : ''}`;
+  const key = `${param(1)}|${table}|${columns.join(',')}|${rows}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}|${onConflict.where ?? ''}` : ''}`;
   let sql = texts.get(key);
   if (!sql) {
     const width = columns.length;
     const values = Array.from({ length: rows }, (_, i) => `(${columns.map((_c, j) => param(i * width + j + 1)).join(',')})`).join(',');
     sql = `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) VALUES ${values}`;
-    if (onConflict) sql += ` ON CONFLICT (${onConflict.conflict.map(quote).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${quote(c)}=excluded.${quote(c)}`).join(',')}`;
+    if (onConflict) {
+      sql += ` ON CONFLICT (${onConflict.conflict.map(quote).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${quote(c)}=excluded.${quote(c)}`).join(',')}`;
+      if (onConflict.where) sql += ` WHERE ${onConflict.where}`;
+    }
     texts.set(key, sql);
   }
   return sql;

@@ -61,13 +61,20 @@ export class RigService {
   constructor(
     db: Database,
     config: Readonly<Config>,
-    opts: { now?: () => Date; retention?: RetentionOptions; /** Runs after a report from `peer` is committed. */ onReported?: (peer: string) => void } = {},
+    opts: {
+      now?: () => Date;
+      retention?: RetentionOptions;
+      /** Runs after a report from `peer` is committed. */
+      onReported?: (peer: string) => void;
+      /** Report batches committing at once. @default db.writes.besideWrites (1 on SQLite) */
+      reportWriters?: number;
+    } = {},
   ) {
     this.#db = db;
     this.#config = config;
     this.#now = opts.now ?? (() => new Date());
     this.#onReported = opts.onReported ?? (() => undefined);
-    this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t));
+    this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t), { inFlight: opts.reportWriters ?? db.writes.besideWrites });
     this.listing = new RigListCache(db.reader, config, { now: this.#now });
     this.retention = new RigRetention(db, config.rigs.history_retention_days, opts.retention);
   }

@@ -116,3 +116,42 @@ test('history: newest first, since/until window, limit with a cap, unknown rig',
     await db.close();
   }
 });
+
+test('a late batch never moves a rig back: a report older than the rig\'s last one adds history, not state', async (t) => {
+  const { db, rigs, clock } = await setup();
+  try {
+    clock.now = new Date(T0.getTime() + 60_000);
+    await rigs.report('rig1', body('S-new', { software_version: '2.0' }), '10.144.0.5');
+    // A batch that commits after a later one (batches commit at once on PostgreSQL) carries older reports.
+    clock.now = T0;
+    await rigs.report('rig1', body('S-old', { software_version: '1.0' }), '10.144.0.5');
+    const rig = await rigs.get('rig1');
+    t.equal(rig.serial, 'S-new', 'the rig keeps its latest report');
+    t.equal(rig.version, '2.0');
+    t.equal(new Date(rig.last_seen_at).getTime(), T0.getTime() + 60_000, 'last seen never moves backwards');
+    const history = await rigs.history('rig1');
+    t.deepEqual(history.map((r) => r.serial), ['S-new', 'S-old'], 'both reports are in the history');
+  } finally {
+    await db.close();
+  }
+});
+
+test('reports of many rigs from many clients at once all land (batches at once on PostgreSQL, in id order: no deadlock)', async (t) => {
+  const { db, rigs } = await setup();
+  try {
+    const ids = Array.from({ length: 40 }, (_, i) => `rig${i}`);
+    const sends: Promise<void>[] = [];
+    for (let round = 0; round < 10; round++) {
+      // Each round in another order, so concurrent batches hold the same rigs in different orders.
+      const order = round % 2 === 0 ? ids : [...ids].reverse();
+      for (const id of order) sends.push(rigs.report(id, body(`S-${id}`), '10.144.0.5'));
+      await new Promise((r) => setImmediate(r));
+    }
+    const results = await Promise.allSettled(sends);
+    t.equal(results.filter((r) => r.status === 'rejected').length, 0, 'no report failed');
+    t.equal(await db.models.RigReport.count(), 400, 'every acknowledged report is in the history');
+    t.equal(await db.models.Rig.count(), 40);
+  } finally {
+    await db.close();
+  }
+});

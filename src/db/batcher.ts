@@ -1,0 +1,95 @@
+import type { Transaction } from 'sequelize';
+import { DomainError } from '../errors.ts';
+import type { WritePath } from './write-path.ts';
+
+/** Applies a whole batch in one transaction, returning one result per item, in order. */
+export type ApplyBatch<I, O> = (items: I[], t: Transaction) => Promise<O[]>;
+
+export interface BatcherOptions {
+  /**
+   * Most items committed in one transaction.
+   * @default 1000
+   */
+  maxBatch?: number;
+  /**
+   * Batches committing at once, each in its own transaction beside the other writes
+   * (WritePath.runBeside; capped by the write path's besideWrites). 1: one batch at a time, in turn
+   * with every other write. The apply function must then be safe to run concurrently with itself.
+   * @default 1
+   */
+  inFlight?: number;
+}
+
+interface Waiting<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit: items submitted while a batch is committing are committed together in the next
+ * transaction, which starts as soon as a committing one ends (with inFlight > 1, up to that many
+ * batches commit at once). Each submit resolves only after the transaction that holds its item has
+ * committed. If a batch fails, its items are retried one by one so that one bad item fails alone.
+ */
+export class Batcher<I, O> {
+  #waiting: Waiting<I, O>[] = [];
+  /** Flush loops running (each commits one batch at a time). */
+  #loops = 0;
+  #starting = false;
+  readonly #maxBatch: number;
+  readonly #inFlight: number;
+  readonly #run: <T>(fn: (t: Transaction) => Promise<T>) => Promise<T>;
+
+  constructor(
+    private readonly writes: WritePath,
+    private readonly apply: ApplyBatch<I, O>,
+    opts: BatcherOptions,
+  ) {
+    this.#maxBatch = opts.maxBatch ?? 1000;
+    this.#inFlight = Math.max(1, Math.min(opts.inFlight ?? 1, writes.besideWrites));
+    this.#run = this.#inFlight > 1 ? (fn) => writes.runBeside(fn) : (fn) => writes.run(fn);
+  }
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.#waiting.push({ item, resolve, reject });
+      if (this.#loops < this.#inFlight && !this.#starting) {
+        this.#starting = true;
+        this.#loops++;
+        // Let requests that arrived in the same turn of the event loop join the batch.
+        setImmediate(() => {
+          this.#starting = false;
+          void this.#flush();
+        });
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      const batch = this.#waiting.splice(0, this.#maxBatch);
+      try {
+        let started = 0n;
+        const results = await this.#run((t) => ((started = process.hrtime.bigint()), this.apply(batch.map((w) => w.item), t)));
+        this.writes.observer.batch?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
+        batch.forEach((w, i) => w.resolve(results[i]));
+      } catch (err) {
+        // A host fault (full disk) fails every item alike: no point retrying them one by one.
+        if (batch.length === 1 || (err instanceof DomainError && err.kind === 'unavailable')) {
+          for (const w of batch) w.reject(err);
+          continue;
+        }
+        for (const w of batch) {
+          try {
+            const [result] = await this.#run((t) => this.apply([w.item], t));
+            w.resolve(result);
+          } catch (itemErr) {
+            w.reject(itemErr);
+          }
+        }
+      }
+    }
+    this.#loops--;
+  }
+}
