@@ -83,3 +83,12 @@ export function envFileDatabaseLine(dataDir: string): string {
   const url = databaseUrlFor(dataDir);
   return url ? `RIGD_DATABASE_URL=${url}\n` : '';
 }
+
+/**
+ * For a shell command line (tmux, whose server keeps the environment of whoever started it: put
+ * `-u RIGD_DATABASE_URL` before): `RIGD_DATABASE_URL='...'` naming a data_dir's database, or ''.
+ */
+export function databaseEnvWord(dataDir: string): string {
+  const url = databaseUrlFor(dataDir);
+  return url ? `RIGD_DATABASE_URL='${url}'` : '';
+}
