@@ -1,4 +1,5 @@
 import type { Sequelize, Transaction } from 'sequelize';
+import { dbTime } from '../db/clock.ts';
 import type { Job } from '../db/models/job.ts';
 import { toJobInfo, type JobInfo } from './job.ts';
 import { notifyJobEnqueued } from './wake-up.ts';
@@ -11,7 +12,7 @@ export interface EnqueueOptions {
   transaction: Transaction;
   /** @default DEFAULT_MAX_ATTEMPTS */
   maxAttempts?: number;
-  /** Not before this time. @default now */
+  /** Not before this time. @default now, by the database's clock (src/db/clock.ts) */
   runAfter?: Date;
 }
 
@@ -34,9 +35,11 @@ export async function enqueue<P>(kind: string, payload: P, opts: EnqueueOptions)
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError('maxAttempts must be a positive integer');
   const text = JSON.stringify(payload);
   if (text === undefined) throw new TypeError('job payload must be JSON');
-  const row = await jobModel(transaction).create(
-    { kind, payload: text, max_attempts: maxAttempts, run_after: opts.runAfter ?? new Date() },
-    { transaction },
+  const Model = jobModel(transaction);
+  const row = await Model.create(
+    { kind, payload: text, max_attempts: maxAttempts, run_after: opts.runAfter ?? dbTime(Model.sequelize!) },
+    // RETURNING *: the row as stored (run_after was a SQL expression on PostgreSQL).
+    { transaction, returning: true },
   );
   transaction.afterCommit(() => notifyJobEnqueued());
   return toJobInfo<P>(row);

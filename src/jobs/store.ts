@@ -1,4 +1,5 @@
 import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
+import { dbNow, dbTime } from '../db/clock.ts';
 import type { Database } from '../db/index.ts';
 import type { Job } from '../db/models/job.ts';
 import { toJobInfo, type JobInfo, type JobProgress } from './job.ts';
@@ -63,8 +64,9 @@ export class RunnerStore {
   }
 
   /** Cheap read before taking the write lock: is a job of these kinds due? */
-  async hasClaimable(kinds: string[], now = new Date()): Promise<boolean> {
+  async hasClaimable(kinds: string[]): Promise<boolean> {
     if (kinds.length === 0) return false;
+    const now = dbTime(this.db.sequelize);
     const row = await this.#Job.findOne({
       attributes: ['id'],
       where: { state: 'queued', run_after: { [Op.lte]: now }, kind: kinds },
@@ -112,7 +114,7 @@ export class RunnerStore {
   async renew(lease: Lease, leaseMs: number): Promise<boolean> {
     const [n] = await this.db.writes.run((transaction) =>
       this.#Job.update(
-        { lease_expires_at: new Date(Date.now() + leaseMs) },
+        { lease_expires_at: dbTime(this.db.sequelize, leaseMs) },
         { where: this.#leaseWhere(lease), transaction },
       ),
     );
@@ -140,12 +142,12 @@ export class RunnerStore {
 
   /** Done; `commit` runs in the same transaction, only if the lease is still ours. Throws (nothing written) when commit throws. */
   complete(lease: Lease, progress?: JobProgress, commit?: JobCommit): Promise<Outcome> {
-    return this.#finish(lease, { state: 'done', finished_at: new Date() }, 'done', progress, commit);
+    return this.#finish(lease, { state: 'done', finished_at: dbTime(this.db.sequelize) }, 'done', progress, commit);
   }
 
   /** Failed for good, whatever the attempts left. */
   fail(lease: Lease, failure: Failure, progress?: JobProgress): Promise<Outcome> {
-    return this.#finish(lease, { state: 'failed', finished_at: new Date(), last_error: failure.message, error_code: failure.code }, 'failed', progress);
+    return this.#finish(lease, { state: 'failed', finished_at: dbTime(this.db.sequelize), last_error: failure.message, error_code: failure.code }, 'failed', progress);
   }
 
   /** A transient failure: queued again after delayMs, or failed when no attempt is left. */
@@ -155,7 +157,7 @@ export class RunnerStore {
     }
     return this.#finish(
       lease,
-      { state: 'queued', run_after: new Date(Date.now() + delayMs), last_error: failure.message, error_code: failure.code },
+      { state: 'queued', run_after: dbTime(this.db.sequelize, delayMs), last_error: failure.message, error_code: failure.code },
       'queued',
       progress,
     );
@@ -163,7 +165,7 @@ export class RunnerStore {
 
   /** Gives the job back untouched (the runner is stopping): claimable at once, attempts kept. */
   release(lease: Lease, progress?: JobProgress): Promise<Outcome> {
-    return this.#finish(lease, { state: 'queued', run_after: new Date() }, 'queued', progress);
+    return this.#finish(lease, { state: 'queued', run_after: dbTime(this.db.sequelize) }, 'queued', progress);
   }
 
   /**
@@ -172,7 +174,7 @@ export class RunnerStore {
    * there is something to reclaim. Returns how many jobs it reclaimed.
    */
   async reclaimStale(self: string): Promise<number> {
-    const now = new Date();
+    const now = await dbNow(this.db.sequelize);
     const running = await this.#Job.findAll({
       attributes: ['id', 'lease_owner', 'lease_expires_at'],
       where: { state: 'running' },

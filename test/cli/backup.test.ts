@@ -7,7 +7,7 @@ import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { rigd, serveProcess } from '../helpers/cli.ts';
 import { tmpDir } from '../helpers/tmp.ts';
-import { testDb } from '../helpers/dialect.ts';
+import { sqliteOnly, testDb } from '../helpers/dialect.ts';
 
 function query<T>(file: string, sql: string): Promise<T[]> {
   return new Promise((resolve, reject) => {
@@ -19,6 +19,7 @@ function query<T>(file: string, sql: string): Promise<T[]> {
 }
 
 test('backup under 100 reports/s restores to a sound database', async (t) => {
+  if (sqliteOnly(t, 'the SQLite online backup and restore by file; pg_dump/pg_restore: test/cli/backup-postgres.test.ts')) return;
   const dataDir = tmpDir();
   // Loopback is the VPN for this server: rigs report from 127.0.0.1 with Host 127.0.0.1.
   const env = { RIGD_DATA_DIR: dataDir, RIGD_VPN_CIDR: '127.0.0.0/8' };
@@ -97,6 +98,7 @@ test('backup files and their temp files are 0600 (they hold password hashes and 
   const res = await rigd(['backup', file], { env });
   t.equal(res.code, 0, `rigd backup: exit 0 ${res.stderr}`);
   t.equal(statSync(file).mode & 0o777, 0o600, 'the backup file is 0600');
+  if (sqliteOnly(t, 'the temp file VACUUM INTO writes (pg_dump writes the file itself, created 0600 first)')) return;
 
   // The temp file, caught while VACUUM INTO writes it (a database big enough to take a while).
   const { backupDatabase } = await import('../../src/db/backup.ts');
@@ -128,6 +130,7 @@ test('backup files and their temp files are 0600 (they hold password hashes and 
 });
 
 test('backup --capture-store also copies the capture store (0600, every committed row); without a store it says why', async (t) => {
+  if (sqliteOnly(t, 'rigd backup --capture-store is refused on PostgreSQL for now (backup-postgres.test.ts)')) return;
   const dataDir = tmpDir();
   const env = { RIGD_DATA_DIR: dataDir };
   t.equal((await rigd(['migrate'], { env })).code, 0, 'migrate');

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { rigd } from '../helpers/cli.ts';
+import { onPostgres } from '../helpers/dialect.ts';
 import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
@@ -26,7 +27,7 @@ test('doctor: a healthy install passes, with --json', async (t) => {
   const res = await rigd(['doctor'], { env: { RIGD_DATA_DIR: dataDir, ...VPN } });
   t.equal(res.code, 0, `exit 0 ${res.stderr}`);
   for (const check of ['config', 'data_dir', 'database', 'storage', 'bucket', 'webhook', 'vpn']) t.match(line(res.stdout, check), /^ok/, `ok ${check}`);
-  t.match(line(res.stdout, 'database'), /quick_check ok, \d+ migrations applied, none pending/, 'database line says what was checked');
+  t.match(line(res.stdout, 'database'), onPostgres ? /connects, \d+ migrations applied, none pending, privileges ok/ : /quick_check ok, \d+ migrations applied, none pending/, 'database line says what was checked');
   t.match(line(res.stdout, 'vpn'), /^ok\s+vpn\s+lo holds 127\.0\.0\.1 in vpn\.cidr 127\.0\.0\.0\/8$/, 'vpn line names the interface');
 
   const json = await rigd(['doctor', '--json'], { env: { RIGD_DATA_DIR: dataDir, ...VPN } });

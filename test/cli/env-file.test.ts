@@ -1,10 +1,11 @@
 // Commands run from a shell read the service's env file (RIGD_ENV_FILE here, /etc/rigd/rigd.env by
 // default), as rigd.service does through EnvironmentFile=; the real environment wins over it.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
+import { envFileDatabaseLine, hasDatabase } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const NOBODY = 65534;
@@ -14,12 +15,12 @@ test('rigd user add/list use the data_dir named in the env file; the real enviro
   const fromFile = path.join(dir, 'data from file');
   const fromEnv = path.join(dir, 'data-from-env');
   const envFile = path.join(dir, 'rigd.env');
-  writeFileSync(envFile, `# rigd secrets and settings\n; also a comment\nRIGD_DATA_DIR="${fromFile}"\nRIGD_AUTH_BCRYPT_COST='4'\n`);
+  writeFileSync(envFile, `# rigd secrets and settings\n; also a comment\nRIGD_DATA_DIR="${fromFile}"\nRIGD_AUTH_BCRYPT_COST='4'\n${envFileDatabaseLine(fromFile)}`);
   const env = { RIGD_ENV_FILE: envFile };
 
   const add = await rigd(['user', 'add', 'ana', '--email', 'ana@example.com', '--password-stdin'], { env, input: 'first-password' });
   t.equal(add.code, 0, `add exits 0 (${add.stderr.trim()})`);
-  t.ok(existsSync(path.join(fromFile, 'rigd.sqlite')), 'the database is in the data_dir of the env file (quoted path with a space)');
+  t.ok(hasDatabase(fromFile), 'the database is in the data_dir of the env file (quoted path with a space)');
   const list = await rigd(['user', 'list', '--json'], { env });
   t.equal(list.code, 0);
   t.deepEqual(JSON.parse(list.stdout).map((u: { username: string }) => u.username), ['ana'], 'the user is listed from there');
@@ -27,15 +28,15 @@ test('rigd user add/list use the data_dir named in the env file; the real enviro
   const other = await rigd(['user', 'list', '--json'], { env: { ...env, RIGD_DATA_DIR: fromEnv } });
   t.equal(other.code, 0, `list exits 0 (${other.stderr.trim()})`);
   t.deepEqual(JSON.parse(other.stdout), [], 'RIGD_DATA_DIR of the environment wins: a fresh data_dir, no users');
-  t.ok(existsSync(path.join(fromEnv, 'rigd.sqlite')), 'database created where the environment said');
+  t.ok(hasDatabase(fromEnv), 'database created where the environment said');
 
   // Same command, same environment, edited file: the config cache must not answer with the old file.
   const moved = path.join(dir, 'moved');
-  writeFileSync(envFile, `RIGD_DATA_DIR=${moved}\n`);
+  writeFileSync(envFile, `RIGD_DATA_DIR=${moved}\n${envFileDatabaseLine(moved)}`);
   const again = await rigd(['user', 'list', '--json'], { env });
   t.equal(again.code, 0);
   t.deepEqual(JSON.parse(again.stdout), [], 'an edited env file takes effect at once');
-  t.ok(existsSync(path.join(moved, 'rigd.sqlite')), 'the new data_dir is used');
+  t.ok(hasDatabase(moved), 'the new data_dir is used');
   t.end();
 });
 

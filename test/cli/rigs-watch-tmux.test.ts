@@ -5,6 +5,7 @@ import test from 'tape';
 import { execFileSync } from 'node:child_process';
 import { ROOT, RIGD, serveProcess } from '../helpers/cli.ts';
 import { tmpDir } from '../helpers/tmp.ts';
+import { databaseEnvWord } from '../helpers/dialect.ts';
 
 const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -25,7 +26,7 @@ test('rigd rigs --watch in tmux while a rig reports', async (t) => {
   const srv = await serveProcess({ RIGD_DATA_DIR: dataDir, RIGD_VPN_CIDR: '127.0.0.0/8' });
   const session = `rigd-watch-${process.pid}`;
   // CI=true (set by .ci/run) would make Ink print only the last frame and drop colour: unset it.
-  const command = `cd ${ROOT} && env -u CI -u NO_COLOR -u FORCE_COLOR RIGD_DATA_DIR=${dataDir} ${process.execPath} ${RIGD} rigs --watch --interval 0.5; echo "rigd exited $?"; sleep 30`;
+  const command = `cd ${ROOT} && env -u CI -u RIGD_DATABASE_URL -u NO_COLOR -u FORCE_COLOR RIGD_DATA_DIR=${dataDir} ${databaseEnvWord(dataDir)} ${process.execPath} ${RIGD} rigs --watch --interval 0.5; echo "rigd exited $?"; sleep 30`;
   tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '30', command);
   try {
     const empty = await pane(session, (s) => s.includes('no rig has reported yet'), 'the empty table');

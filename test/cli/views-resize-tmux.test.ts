@@ -6,6 +6,7 @@ import { openDatabase } from '../../src/db/index.ts';
 import { RigService } from '../../src/services/rigs/service.ts';
 import { ROOT, RIGD } from '../helpers/cli.ts';
 import { testConfig } from '../helpers/server.ts';
+import { databaseEnvWord } from '../helpers/dialect.ts';
 
 const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,7 +31,7 @@ test('rigd rigs --watch redraws cleanly when the terminal goes from 120 to 80 co
   }
   await db.close();
   const session = `rigd-resize-${process.pid}`;
-  const command = `cd ${ROOT} && env -u CI RIGD_DATA_DIR=${config.data_dir} ${process.execPath} ${RIGD} rigs --watch --interval 0.5; echo "rigd exited $?"; sleep 30`;
+  const command = `cd ${ROOT} && env -u CI -u RIGD_DATABASE_URL RIGD_DATA_DIR=${config.data_dir} ${databaseEnvWord(config.data_dir)} ${process.execPath} ${RIGD} rigs --watch --interval 0.5; echo "rigd exited $?"; sleep 30`;
   tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', command);
   try {
     const wide = await pane(session, (s) => s.includes('rig3') && s.includes('POSITION'), 'the table at 120');

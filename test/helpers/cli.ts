@@ -15,8 +15,9 @@ export interface CliResult {
 /** Environment for a child rigd: only what the test gives, plus PATH and HOME. */
 export function rigdEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   // RIGD_DATABASE_URL: the test file's own PostgreSQL database when the suite runs on one.
-  // (the one of RIGD_DATA_DIR when given, as testConfig's).
-  const url = env.RIGD_DATA_DIR ? databaseUrlFor(env.RIGD_DATA_DIR) : process.env.RIGD_DATABASE_URL;
+  // (the one of RIGD_DATA_DIR when given, as testConfig's; none when an env file names the data_dir:
+  // that file names its database too, see envFileDatabaseLine).
+  const url = env.RIGD_DATA_DIR ? databaseUrlFor(env.RIGD_DATA_DIR) : env.RIGD_ENV_FILE ? undefined : process.env.RIGD_DATABASE_URL;
   const database = url ? { RIGD_DATABASE_URL: url } : {};
   return { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn', ...database, ...env };
 }

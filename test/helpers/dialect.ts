@@ -4,6 +4,7 @@
  * on one engine say so with sqliteOnly()/postgresOnly() and why; they are few.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Test } from 'tape';
@@ -63,4 +64,31 @@ export function testDb(dataDir: string): { url: string } {
 /** [dataDir, its openDatabase() options]: openDatabase(...withDb(tmpDir())). */
 export function withDb(dataDir: string): [string, { url: string }] {
   return [dataDir, testDb(dataDir)];
+}
+
+/**
+ * Whether rigd has created (and migrated) the database of a test data_dir: the rigd.sqlite file on
+ * SQLite; on PostgreSQL, rows in that data_dir's database's schema_migrations.
+ */
+export function hasDatabase(dataDir: string): boolean {
+  if (!onPostgres) return existsSync(path.join(dataDir, 'rigd.sqlite'));
+  const sql = "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'";
+  const tables = execFileSync('psql', ['-qAtX', databaseUrlFor(dataDir), '-c', sql], { encoding: 'utf8' }).trim();
+  if (tables !== '1') return false;
+  return Number(execFileSync('psql', ['-qAtX', databaseUrlFor(dataDir), '-c', 'SELECT count(*) FROM schema_migrations'], { encoding: 'utf8' }).trim()) > 0;
+}
+
+/** The env-file line naming a data_dir's database ('' on SQLite: it is in data_dir). */
+export function envFileDatabaseLine(dataDir: string): string {
+  const url = databaseUrlFor(dataDir);
+  return url ? `RIGD_DATABASE_URL=${url}\n` : '';
+}
+
+/**
+ * For a shell command line (tmux, whose server keeps the environment of whoever started it: put
+ * `-u RIGD_DATABASE_URL` before): `RIGD_DATABASE_URL='...'` naming a data_dir's database, or ''.
+ */
+export function databaseEnvWord(dataDir: string): string {
+  const url = databaseUrlFor(dataDir);
+  return url ? `RIGD_DATABASE_URL='${url}'` : '';
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { redactText } from '../../database-url.ts';
 
@@ -46,15 +46,24 @@ export function pgRestoreCommand(url: string, file: string): PgToolCommand {
  */
 export function runPgTool(cmd: PgToolCommand, file: string): Promise<number> {
   return new Promise((resolve, reject) => {
+    // A dump holds password hashes and session tokens: 0600 from the start (pg_dump keeps the mode of
+    // the file it truncates), and again at the end for a file that was there before.
+    const created = cmd.tool === 'pg_dump' && !existsSync(file);
+    if (created) closeSync(openSync(file, 'a', 0o600));
     const child = spawn(cmd.tool, cmd.args, { env: { ...process.env, ...cmd.env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
+    child.on('error', (err) => {
+      if (created) rmSync(file, { force: true });
+      reject(err);
+    });
     child.on('close', (code) => {
       if (code !== 0) {
+        if (created) rmSync(file, { force: true });
         const last = stderr.trim().split('\n').pop() ?? '';
         return reject(new Error(`${cmd.tool} exited with ${code}: ${redactText(last, cmd.env.PGPASSWORD)}`));
       }
+      if (cmd.tool === 'pg_dump') chmodSync(file, 0o600);
       resolve(cmd.tool === 'pg_dump' ? statSync(file).size : 0);
     });
   });

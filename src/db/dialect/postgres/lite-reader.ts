@@ -37,9 +37,16 @@ export async function openLiteReader(_dataDir: string, url?: string): Promise<Li
     await client.end().catch(() => undefined);
     throw postgresOpenError(url, err) ?? new Error(redactText(String((err as Error)?.message ?? err)));
   }
+  // One client runs one query at a time: callers may start several at once (Promise.all), so they
+  // queue here instead of in pg's deprecated internal queue.
+  let last: Promise<unknown> = Promise.resolve();
   const reader: LiteReader = {
     engine: 'postgres',
-    all: async <T>(sql: string, params: unknown[] = []) => (await client.query(numberedPlaceholders(sql), params)).rows as T[],
+    all: <T>(sql: string, params: unknown[] = []) => {
+      const run = last.then(async () => (await client.query(numberedPlaceholders(sql), params)).rows as T[]);
+      last = run.catch(() => undefined);
+      return run;
+    },
     close: () => client.end(),
   };
   try {
