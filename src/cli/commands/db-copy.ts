@@ -48,12 +48,11 @@ export async function dbCopyCommand(opts: { to: string; json?: boolean }, cmd: C
   if (opts.json) {
     printJson({ ok: result.ok, target: shown, migrations: result.migrations, tables: result.tables });
   } else {
-    printLines(
-      renderTable(
-        ['TABLE', 'SQLITE', 'POSTGRESQL', ''],
-        result.tables.map((r) => [r.table, String(r.source), String(r.target), r.ok ? 'ok' : 'DIFFERS']),
-      ).trimEnd(),
+    const table = renderTable(
+      ['TABLE', 'SQLITE', 'POSTGRESQL', ''],
+      result.tables.map((r) => [r.table, String(r.source), String(r.target), r.ok ? 'ok' : 'DIFFERS']),
     );
+    printLines(...table.trimEnd().split('\n'));
   }
   if (!result.ok) {
     const bad = result.tables.filter((r) => !r.ok).map((r) => r.table);
