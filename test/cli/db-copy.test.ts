@@ -218,3 +218,19 @@ test('a copy killed midway leaves the SQLite source as it was', async (t) => {
   t.equal(again.code, 1, 'the half-filled target is refused');
   t.match(again.stderr, /not empty/, 'as not empty');
 });
+
+test('--json: the same counts as JSON, the target masked', async (t) => {
+  if (postgresOnly(t, 'needs a PostgreSQL target')) return;
+  const dataDir = tmpDir();
+  const env = sqliteEnv(dataDir);
+  t.equal((await rigd(['user', 'add', 'bo', '--email', 'bo@example.com', '--password-stdin'], { env, input: PASSWORD })).code, 0);
+  const url = targetUrl();
+  const res = await rigd(['db', 'copy', '--to', url, '--json'], { env });
+  t.equal(res.code, 0, res.stderr);
+  const out = JSON.parse(res.stdout) as { ok: boolean; target: string; tables: { table: string; source: number; target: number; ok: boolean }[] };
+  t.equal(out.ok, true);
+  t.match(out.target, /^postgres:\/\/postgres:\*\*\*@/, 'the target, password masked');
+  t.deepEqual(out.tables.find((r) => r.table === 'users'), { table: 'users', source: 1, target: 1, ok: true }, 'a row per table');
+  t.deepEqual(out.tables.map((r) => r.table).sort(), ['captures', 'jobs', 'rig_reports', 'rigs', 'sessions', 'uploads', 'users'], 'every table the migrations make');
+  t.notOk(res.stdout.includes(SECRET), 'no password');
+});
