@@ -16,8 +16,7 @@
  */
 import type { Sequelize } from 'sequelize';
 import { DomainError } from '../../errors.ts';
-import { all } from '../capture-store/read.ts';
-import { openStoreReadOnly } from '../capture-store/read.ts';
+import { all, openStoreReadOnly } from '../capture-store/read.ts';
 import type { CaptureStoreWriter } from '../capture-store/writer.ts';
 import { MIGRATIONS_TABLE, migrate } from '../migrate.ts';
 import { MIGRATION_NAMES } from '../migrations/names.ts';
