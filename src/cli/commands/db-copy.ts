@@ -40,8 +40,11 @@ export async function dbCopyCommand(opts: { to: string; json?: boolean }, cmd: C
       dataDir: config.data_dir,
       target: target.sequelize,
       openCaptureStore: () => openTargetCaptureStore(opts.to),
+      // On a terminal, where the copy is (a large rig_reports takes a while); nothing otherwise.
+      onProgress: process.stderr.isTTY ? (table, rows) => process.stderr.write(`\rcopying ${table}: ${rows} rows\x1b[K`) : undefined,
     });
   } finally {
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
     await target.close();
   }
   const shown = redactUrl(opts.to);
