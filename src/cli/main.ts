@@ -157,6 +157,15 @@ export function buildProgram(): Command {
     .option('--json', 'JSON only')
     .action(lazy(() => import('./commands/backup.ts'), (m) => m.restoreCommand));
 
+  sub('db')
+    .description('move the database between engines')
+    .command('copy')
+    .description('copy the SQLite database and capture store of data_dir into an empty PostgreSQL database (stop rigd serve first)')
+    .requiredOption('--to <url>', 'the target: postgres://user:password@host:5432/database (must be empty)')
+    .option('--json', 'JSON only')
+    .exitOverride()
+    .action(lazy(() => import('./commands/db-copy.ts'), (m) => m.dbCopyCommand));
+
   sub('migrate')
     .description('create or upgrade the database (serve does this on start)')
     .option('--json', 'JSON only')

@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { databaseUrlProblem, isPostgresUrl, redactUrl } from '../../db/database-url.ts';
+import { DomainError } from '../../errors.ts';
+import { configFor, printJson } from '../context.ts';
+import { UsageError } from '../fail.ts';
+import { renderTable } from '../table.ts';
+import { printLines } from '../terminal-text.ts';
+
+class CopyFailed extends DomainError {
+  constructor(message: string) {
+    super('unprocessable', 'copy_failed', message);
+  }
+}
+
+/**
+ * `rigd db copy --to postgres://...`: copies data_dir's SQLite database and capture store into an
+ * empty PostgreSQL database, checks the row counts, and says the config change to make.
+ */
+export async function dbCopyCommand(opts: { to: string; json?: boolean }, cmd: Command): Promise<void> {
+  const problem = databaseUrlProblem(opts.to);
+  if (opts.to === '' || problem || !isPostgresUrl(opts.to)) {
+    throw new UsageError(`--to ${redactUrl(opts.to)} ${problem ?? 'is empty (expected postgres://user:password@host:5432/database)'}`);
+  }
+  const config = await configFor(cmd);
+  if (isPostgresUrl(config.database.url)) {
+    throw new CopyFailed(`rigd already runs on PostgreSQL (database.url ${redactUrl(config.database.url)}): there is no SQLite database to copy`);
+  }
+  const { runningServers } = await import('../../services/server-presence.ts');
+  const servers = runningServers(config.data_dir);
+  if (servers.length > 0) {
+    throw new CopyFailed(`rigd serve is running on ${config.data_dir} (pid ${servers.join(', ')}): stop it first (systemctl stop rigd), then copy`);
+  }
+  const { openDatabase } = await import('../../db/index.ts');
+  const { copyToPostgres } = await import('../../db/copy/copy.ts');
+  const { openTargetCaptureStore } = await import('../../db/copy/target-capture-store.ts');
+  const target = await openDatabase(config.data_dir, { url: opts.to, migrate: false });
+  let result;
+  try {
+    result = await copyToPostgres({
+      dataDir: config.data_dir,
+      target: target.sequelize,
+      openCaptureStore: () => openTargetCaptureStore(opts.to),
+      // On a terminal, where the copy is (a large rig_reports takes a while); nothing otherwise.
+      onProgress: process.stderr.isTTY ? (table, rows) => process.stderr.write(`\rcopying ${table}: ${rows} rows\x1b[K`) : undefined,
+    });
+  } finally {
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+    await target.close();
+  }
+  const shown = redactUrl(opts.to);
+  if (opts.json) {
+    printJson({ ok: result.ok, target: shown, migrations: result.migrations, tables: result.tables });
+  } else {
+    const table = renderTable(
+      ['TABLE', 'SQLITE', 'POSTGRESQL', ''],
+      result.tables.map((r) => [r.table, String(r.source), String(r.target), r.ok ? 'ok' : 'DIFFERS']),
+    );
+    printLines(...table.trimEnd().split('\n'));
+  }
+  if (!result.ok) {
+    const bad = result.tables.filter((r) => !r.ok).map((r) => r.table);
+    throw new CopyFailed(`row counts differ in ${bad.join(', ')}: do not switch to ${shown}; drop and recreate that database, then copy again`);
+  }
+  if (!opts.json) {
+    printLines(
+      '',
+      `copied to ${shown}; the SQLite files in ${config.data_dir} are left untouched.`,
+      'To run on PostgreSQL, stop here and set in the config file:',
+      'database:',
+      `  url: "${shown}"`,
+      `or in the environment (e.g. /etc/rigd/env): RIGD_DATABASE_URL=${shown}`,
+      '(put the real password where *** stands), then start rigd serve.',
+    );
+  }
+}
