@@ -51,3 +51,27 @@ export async function countRows(dataDir: string, table: string, captureId: numbe
   const [row] = await storeQuery<{ n: number }>(dataDir, `SELECT count(*) AS n FROM "${table.replaceAll('"', '""')}" WHERE capture_id = ?`, [captureId]);
   return row!.n;
 }
+
+/** Open handles on the store: the file's descriptors in this process (SQLite), or the store's connections to the database (PostgreSQL). */
+export async function storeHandles(dataDir: string): Promise<number> {
+  if (onPostgres) {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: databaseUrlFor(dataDir) });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rigd capture store'");
+      return rows[0].n as number;
+    } finally {
+      await client.end();
+    }
+  }
+  const { readdirSync, readlinkSync } = await import('node:fs');
+  const file = captureStorePath(dataDir);
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(file);
+    } catch {
+      return false;
+    }
+  }).length;
+}
