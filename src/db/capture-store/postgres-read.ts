@@ -57,6 +57,8 @@ class PgStoreReader implements StoreReader {
     await this.client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     await this.client.query(`SET LOCAL search_path TO ${quoteIdent(this.schema)}`);
     if (timeoutMs !== undefined) await this.client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+    // A first query takes the snapshot: from here on the transaction cannot be made read-write.
+    await this.client.query('SELECT 1');
   }
 
   async #end(): Promise<void> {
