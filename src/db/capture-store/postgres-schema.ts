@@ -7,9 +7,12 @@
  * Types follow the SQLite affinity of the declared type (layout.ts affinity()):
  *
  *   INTEGER -> bigint            REAL -> double precision      TEXT -> text
- *   NUMERIC -> numeric           none (BLOB or no type) -> jsonb
+ *   NUMERIC, none (BLOB or no type) -> jsonb
  *
- * A column without a type keeps every value's own kind, as SQLite does: numbers and text as JSON
+ * NUMERIC is jsonb, not numeric: SQLite's NUMERIC affinity (DATETIME, DATE, BOOLEAN, DECIMAL...)
+ * keeps text that is not a number as text ('2024-03-01 12:00:00'), which numeric would refuse; text
+ * that reads as a number becomes a JSON number, as SQLite converts it (integers past 2^53 stay their
+ * digits, exactly). A column without a type keeps every value's own kind, as SQLite does: numbers and text as JSON
  * numbers and strings, blobs as {"base64": "..."} (a string is never an object, so a blob is told
  * apart), NULL as SQL NULL. PostgreSQL cannot hold a blob in a typed column, nor text in a number
  * column; such a value fails the import with a message naming the table and column.
@@ -24,7 +27,7 @@ export const CAPTURE_STORE_SCHEMA = 'rigd_captures';
 /** The advisory lock every store writer takes for its transaction ("rigc" as a 32-bit number). */
 export const STORE_LOCK_KEY = 0x72696763;
 
-export type PgStoreType = 'bigint' | 'double precision' | 'text' | 'numeric' | 'jsonb';
+export type PgStoreType = 'bigint' | 'double precision' | 'text' | 'jsonb';
 
 /** The PostgreSQL type of a store column declared `declared` by the capture. */
 export function pgColumnType(declared: string): PgStoreType {
@@ -35,8 +38,6 @@ export function pgColumnType(declared: string): PgStoreType {
       return 'double precision';
     case 'TEXT':
       return 'text';
-    case 'NUMERIC':
-      return 'numeric';
     default:
       return 'jsonb';
   }

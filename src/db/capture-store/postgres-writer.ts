@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { redactText } from '../database-url.ts';
-import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
+import { CAPTURE_ID_COLUMN, affinity, quoteIdent } from './layout.ts';
 import { CAPTURE_STORE_SCHEMA, STORE_LOCK_KEY, ensurePgTable, ensureSchema, pgStoreTables, qualified } from './postgres-schema.ts';
 import { inTurn } from './turns.ts';
 import type { CaptureStoreWriter, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
@@ -29,9 +29,20 @@ export function pgRowsPerStatement(columns: number): number {
   return Math.max(1, Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / (columns + 1))));
 }
 
-/** A value without a column type, as jsonb text: numbers and strings as themselves, a blob as {"base64": ...}. */
-export function jsonbValue(v: unknown): string | null {
+const NUMBER_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/**
+ * A value of a jsonb store column, as jsonb text: numbers and strings as themselves, a blob as
+ * {"base64": ...}. With `numeric` (NUMERIC affinity), text that reads as a number is stored as that
+ * number, as SQLite converts it, unless JavaScript cannot hold it exactly (then its text stays).
+ */
+export function jsonbValue(v: unknown, numeric = false): string | null {
   if (v === null || v === undefined) return null;
+  if (numeric && typeof v === 'string' && NUMBER_TEXT.test(v)) {
+    const n = Number(v);
+    const integral = /^\s*[-+]?\d+\s*$/.test(v);
+    if (Number.isFinite(n) && (integral ? Number.isSafeInteger(n) : true)) return JSON.stringify(n);
+  }
   if (Buffer.isBuffer(v)) return JSON.stringify({ base64: v.toString('base64') });
   if (typeof v === 'bigint') return v.toString();
   return JSON.stringify(v);
@@ -73,6 +84,8 @@ class PgInserter {
   readonly #head: string;
   readonly per: number;
   readonly #names = new Map<number, string>();
+  /** Columns of NUMERIC affinity (as the capture declares them): number-like text becomes a number. */
+  readonly numeric: boolean[];
 
   constructor(
     private readonly client: pg.Client,
@@ -85,6 +98,7 @@ class PgInserter {
     const cols = [CAPTURE_ID_COLUMN, ...storeColumns].map(quoteIdent).join(', ');
     this.#head = `INSERT INTO ${qualified(schema, storeName)} (${cols}) VALUES `;
     this.per = pgRowsPerStatement(table.columns.length);
+    this.numeric = table.columns.map((c) => affinity(c.type) === 'NUMERIC');
   }
 
   #sql(rows: number): { text: string; name: string } {
@@ -106,7 +120,7 @@ class PgInserter {
 
   #value(v: unknown, i: number): unknown {
     const type = this.types[i]!;
-    if (type === 'jsonb') return jsonbValue(v);
+    if (type === 'jsonb') return jsonbValue(v, this.numeric[i]);
     if (v === undefined || v === null) return null;
     if (Buffer.isBuffer(v)) {
       if (type === 'bytea') return v;

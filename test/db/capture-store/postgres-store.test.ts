@@ -7,7 +7,7 @@ import type { RowBatch, StoreTable } from '../../../src/db/capture-store/index.t
 import { MAX_PARAMETERS, pgRowsPerStatement } from '../../../src/db/capture-store/postgres-writer.ts';
 import { StoreQueryError } from '../../../src/db/capture-store/store-reader.ts';
 import { countRows, openTestReader, openTestStore, storeQuery } from '../../helpers/capture-store.ts';
-import { postgresOnly } from '../../helpers/dialect.ts';
+import { databaseUrlFor, postgresOnly } from '../../helpers/dialect.ts';
 import { tmpDir } from '../../helpers/tmp.ts';
 
 const dataDir = path.join(tmpDir('rigd-pg-store-'), 'data');
@@ -50,8 +50,8 @@ test('replace: types from the affinities, exact big integers, blobs kept as blob
   );
   t.deepEqual(
     types.map((c) => `${c.column_name} ${c.data_type}`),
-    ['capture_id bigint', 'id bigint', 'data jsonb', 'v numeric', 'r double precision', 'label text', 'any jsonb'],
-    'INTEGER bigint, REAL double precision, TEXT text, NUMERIC numeric, no type or BLOB jsonb',
+    ['capture_id bigint', 'id bigint', 'data jsonb', 'v jsonb', 'r double precision', 'label text', 'any jsonb'],
+    'INTEGER bigint, REAL double precision, TEXT text, NUMERIC, no type or BLOB jsonb',
   );
   const reader = (await openTestReader(dataDir))!;
   const rows = [];
@@ -134,4 +134,14 @@ test('the reader\'s query is read-only: writes and DDL are refused by the server
   t.deepEqual([many.rows.length, many.truncated], [10, true], 'at most limit rows, and says there were more');
   await reader.close();
   t.equal(await countRows(dataDir, 'Frames', 1), 1, 'the store unchanged');
+});
+
+test("doctor's capture_store check: the schema's table count and size; a database without it is fine", async (t) => {
+  if (postgresOnly(t, 'the PostgreSQL store schema')) return;
+  const { checkPgCaptureStore } = await import('../../../src/services/doctor/capture-store-postgres.ts');
+  const found = await checkPgCaptureStore(databaseUrlFor(dataDir));
+  t.equal(found.status, 'ok', 'ok');
+  t.match(found.message, /^schema rigd_captures of postgres:\/\/\S+ opens: 2 capture tables, \d+\.\d MB$/, found.message);
+  const none = await checkPgCaptureStore(databaseUrlFor(dataDir), 'rigd_no_such_schema');
+  t.deepEqual([none.status, /does not exist yet/.test(none.message)], ['ok', true], none.message);
 });
