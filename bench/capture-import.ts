@@ -3,12 +3,15 @@
 // rows/s, MB/s, the RSS growth of this process (rigd's side: it writes the store) and the peak RSS of
 // the capture child. Target: parent RSS growth <= 64 MB.
 // Run by hand: npm run bench:capture-import
-// Env: BENCH_MB (default 200), BENCH_BATCH_BYTES (default the import's), BENCH_KEEP=1 keeps the files.
+// Env: BENCH_MB (default 200), BENCH_BATCH_BYTES (default the import's), BENCH_KEEP=1 keeps the files,
+// RIGD_BENCH_DATABASE_URL=postgres://... imports into that database's store schema (rigd_captures,
+// dropped first) instead of a SQLite file.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
-import { captureStorePath, openCaptureStore } from '../src/db/capture-store/index.ts';
+import { CAPTURE_STORE_SCHEMA, captureStorePath, openStoreWriter } from '../src/db/capture-store/index.ts';
+import { connectStore } from '../src/db/capture-store/postgres-writer.ts';
 import { importCapture } from '../src/ingest/import.ts';
 
 const TARGET_MB = Number(process.env.BENCH_MB ?? 200);
@@ -54,7 +57,14 @@ async function main(): Promise<void> {
     const file = path.join(work, 'capture.sqlite');
     const size = await makeCapture(file, TARGET_MB * SCALE);
     const dataDir = path.join(work, 'data');
-    const store = await openCaptureStore(dataDir);
+    const url = process.env.RIGD_BENCH_DATABASE_URL ?? '';
+    if (url) {
+      const c = await connectStore(url);
+      await c.query(`DROP SCHEMA IF EXISTS ${CAPTURE_STORE_SCHEMA} CASCADE`);
+      await c.end();
+    }
+    const store = await openStoreWriter(dataDir, url);
+    console.log(`# store: ${url ? `PostgreSQL schema ${CAPTURE_STORE_SCHEMA}` : 'SQLite file'}`);
     global.gc?.();
     await new Promise((r) => setTimeout(r, 300));
     const baseline = rssKb();
@@ -82,6 +92,16 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     peak = Math.max(peak, rssKb());
     await store.close();
+    let storeBytes: number;
+    if (url) {
+      const c = await connectStore(url);
+      const { rows: r } = await c.query(
+        'SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS b FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = \'r\'',
+        [CAPTURE_STORE_SCHEMA],
+      );
+      storeBytes = Number(r[0].b);
+      await c.end();
+    } else storeBytes = statSync(captureStorePath(dataDir)).size;
     const total = tables.reduce((n, x) => n + x.rows, 0);
     const d = (k: keyof NodeJS.MemoryUsage) => ((atPeak[k] - heapBase[k]) / MB).toFixed(1);
     console.log(`# at the RSS peak, growth of V8 heap ${d('heapTotal')} MB, external ${d('external')} MB (array buffers ${d('arrayBuffers')} MB)`);
@@ -96,7 +116,7 @@ async function main(): Promise<void> {
         (baseline / 1024).toFixed(0).padStart(16),
         ((peak - baseline) / 1024).toFixed(1).padStart(18),
         (childKb / 1024).toFixed(0).padStart(17),
-        (statSync(captureStorePath(dataDir)).size / MB).toFixed(0).padStart(8),
+        (storeBytes / MB).toFixed(0).padStart(8),
       ].join('  '),
     );
   } finally {

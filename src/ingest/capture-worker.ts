@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../db/index.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
-import { openCaptureStore, type SqliteCaptureStore } from '../db/capture-store/index.ts';
+import { openStoreWriter, type CaptureStoreWriter } from '../db/capture-store/index.ts';
 import { CAPTURE_JOB, Ingester, storeImport, type CaptureJob, type ImportStep } from './ingester.ts';
 import { JobRunner, type RunnerLogger, type RunnerOptions } from '../jobs/runner.ts';
 
@@ -22,7 +22,7 @@ export function ingestTmpDir(config: Readonly<Config>): string {
 export class CaptureWorker {
   readonly runner: JobRunner;
   /** The capture store's writer: opened at start, closed at stop (this worker is its one owner). */
-  #store: SqliteCaptureStore | undefined;
+  #store: CaptureStoreWriter | undefined;
 
   constructor(
     db: Database,
@@ -57,7 +57,7 @@ export class CaptureWorker {
 
   async start(): Promise<void> {
     await this.#removeStaleTemp();
-    this.#store = await openCaptureStore(this.config.data_dir);
+    this.#store = await openStoreWriter(this.config.data_dir, this.config.database.url);
     await this.runner.start();
   }
 

@@ -8,6 +8,8 @@ import path from 'node:path';
 import test from 'tape';
 import sqlite3 from 'sqlite3';
 import { captureStorePath } from '../../src/db/capture-store/layout.ts';
+import { connectStore } from '../../src/db/capture-store/postgres-writer.ts';
+import { databaseUrlFor, onPostgres } from '../helpers/dialect.ts';
 import { openApp, type App } from '../../src/services/app.ts';
 import { RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
 import { putFile, settled } from '../helpers/captures.ts';
@@ -77,9 +79,15 @@ test('setup: two captures sharing a store table, one capture that failed', async
   notImported = (await settled(app, p.capture.id)).state === 'ingested' ? p.capture.id : 0;
   await app.close();
   // The store restored from a copy older than this capture: its table is gone.
-  const store = new sqlite3.Database(captureStorePath(dataDir));
-  await new Promise<void>((resolve, reject) => store.exec('DROP TABLE lonely', (err) => (err ? reject(err) : resolve())));
-  await new Promise<void>((resolve) => store.close(() => resolve()));
+  if (onPostgres) {
+    const c = await connectStore(databaseUrlFor(dataDir));
+    await c.query('DROP TABLE rigd_captures.lonely');
+    await c.end();
+  } else {
+    const store = new sqlite3.Database(captureStorePath(dataDir));
+    await new Promise<void>((resolve, reject) => store.exec('DROP TABLE lonely', (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve) => store.close(() => resolve()));
+  }
   t.ok(notImported > 0, 'an ingested capture whose rows are not in the store');
 });
 
@@ -169,7 +177,7 @@ test('refusals: unknown capture, not ingested, no such table, bad format, bad id
   t.equal(noTable.stderr, `rigd: capture ${first} has no table "nope" (its tables: frames, Big, long)\n`, 'lists the tables it has');
   const missing = await rigd(['captures', 'export', String(notImported), 'lonely'], { env });
   t.equal(missing.code, 1);
-  t.match(missing.stderr, new RegExp(`^rigd: capture ${notImported}'s table lonely is not there in the capture store \\S+capture-store\\.sqlite: it is not imported\n$`), 'a table the store lacks: one line');
+  t.match(missing.stderr, new RegExp(`^rigd: capture ${notImported}'s table lonely is not there in the capture store \\S+(capture-store\\.sqlite|#rigd_captures): it is not imported\n$`), 'a table the store lacks: one line');
   const format = await rigd(['captures', 'export', String(first), 'frames', '--format', 'xml'], { env });
   t.equal(format.code, 2);
   t.equal(format.stderr, 'rigd: --format must be one of csv, ndjson, got "xml"\n');

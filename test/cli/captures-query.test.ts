@@ -15,6 +15,7 @@ import { rigd } from '../helpers/cli.ts';
 import { seedCapture } from '../helpers/seed-capture.ts';
 import { testConfig } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
+import { onPostgres, sqliteOnly } from '../helpers/dialect.ts';
 
 const dataDir = tmpDir();
 const files = tmpDir();
@@ -38,8 +39,26 @@ const WRITES = [
   'REPLACE INTO frames (capture_id) VALUES (5)',
 ];
 
-/** The store's bytes (with its -wal) and each table's row count. */
+/** PostgreSQL: the writes a READ ONLY transaction refuses (the store schema is the search path). */
+const PG_WRITES = [
+  'INSERT INTO frames (capture_id, ts) VALUES (99, 1)',
+  'UPDATE frames SET note = 1',
+  'DELETE FROM frames',
+  'CREATE TABLE evil (a int)',
+  'CREATE INDEX evil_i ON frames (note)',
+  'DROP TABLE frames',
+  'ALTER TABLE frames ADD COLUMN evil int',
+  'TRUNCATE frames',
+  'SELECT nextval(\'evil\')',
+  'WITH d AS (DELETE FROM frames RETURNING 1) SELECT count(*) FROM d',
+];
+
+/** The store's bytes (with its -wal) and each table's row count; on PostgreSQL the row count and the schema's objects. */
 async function snapshot(): Promise<string> {
+  if (onPostgres) {
+    const counts = await rigd(['captures', 'query', "SELECT (SELECT count(*) FROM frames) AS frames, (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'rigd_captures') AS objects", '--json'], { env });
+    return counts.stdout.replace(/\s+/g, '');
+  }
   const hash = createHash('sha256').update(readFileSync(store));
   if (existsSync(`${store}-wal`)) hash.update(readFileSync(`${store}-wal`));
   const counts = await rigd(['captures', 'query', "SELECT (SELECT count(*) FROM frames) AS frames, (SELECT count(*) FROM sqlite_master) AS objects", '--json'], { env });
@@ -79,15 +98,36 @@ test('setup: an imported capture', async (t) => {
     },
   ]);
   await app.close();
+  if (onPostgres) {
+    const r = await rigd(['captures', 'query', 'SELECT count(*) AS n FROM frames', '--json'], { env });
+    t.deepEqual(JSON.parse(r.stdout), [{ n: 3 }], 'the store schema holds the rows');
+    return;
+  }
   t.ok(existsSync(store) && !existsSync(`${store}-wal`), 'the store at rest: no -wal');
 });
 
 test('at rest: every write is refused by SQLite (exit 1, one line) and the store is unchanged', async (t) => {
   const before = await snapshot();
-  for (const sql of WRITES) {
+  for (const sql of onPostgres ? PG_WRITES : WRITES) {
     const r = await rigd(['captures', 'query', sql], { env });
     t.equal(r.code, 1, `${sql}: exit 1`);
+    if (onPostgres && sql.includes('DELETE FROM frames RETURNING')) {
+      t.match(r.stderr, /^rigd: query (refused|failed): [^\n]+\n$/, `${sql}: one line saying why (${r.stderr.trim()})`);
+      continue;
+    }
+    if (onPostgres && sql.startsWith('SELECT nextval')) {
+      t.match(r.stderr, /^rigd: query (refused|failed): [^\n]+\n$/, `${sql}: one line saying why (${r.stderr.trim()})`);
+      continue;
+    }
     t.match(r.stderr, /^rigd: query refused: the capture store is opened read-only \([^\n]+\)\n$/, `${sql}: one line saying why`);
+  }
+  if (onPostgres) {
+    const several = await rigd(['captures', 'query', 'SELECT 1; DELETE FROM frames'], { env });
+    t.deepEqual([several.code, several.stderr], [2, 'rigd: one statement at a time: the query has more than one\n'], 'a second statement is refused, not ignored');
+    const mode = await rigd(['captures', 'query', 'SET TRANSACTION READ WRITE'], { env });
+    t.equal(mode.code, 1, `the transaction cannot be made read-write: ${mode.stderr.trim()}`);
+    t.equal(await snapshot(), before, 'same row counts and schema objects');
+    return;
   }
   const undo = await rigd(['captures', 'query', 'PRAGMA query_only = OFF'], { env });
   t.equal(undo.code, 0, 'turning query_only off is allowed...');
@@ -101,6 +141,7 @@ test('at rest: every write is refused by SQLite (exit 1, one line) and the store
 });
 
 test('while a writer holds the store in WAL mode: its new rows are read, writes still refused, nothing changes', async (t) => {
+  if (sqliteOnly(t, 'WAL and the store file')) return;
   const writer = await openWriter();
   try {
     await exec(writer, "PRAGMA wal_autocheckpoint = 0; INSERT INTO frames (capture_id, ts, note) VALUES (424242, 4, 'from the writer')");
@@ -133,9 +174,9 @@ test('output: a table, --json an array of objects, --csv with a header; blobs', 
   ], '--json: objects, blobs as base64');
   const csv = await rigd(['captures', 'query', sql, '--csv'], { env });
   t.equal(csv.stdout, 'ts,note,img\r\n1,"a, ""b""",AQID\r\n2,,\r\n3,c,\r\n', '--csv');
-  const none = await rigd(['captures', 'query', 'SELECT * FROM frames WHERE 0', '--json'], { env });
+  const none = await rigd(['captures', 'query', 'SELECT * FROM frames WHERE 1 = 0', '--json'], { env });
   t.deepEqual([none.code, JSON.parse(none.stdout)], [0, []], 'no rows: []');
-  const escaped = await rigd(['captures', 'query', "SELECT char(27) || '[31mred' AS x"], { env });
+  const escaped = await rigd(['captures', 'query', `SELECT ${onPostgres ? 'chr' : 'char'}(27) || '[31mred' AS x`], { env });
   t.equal(escaped.stdout, 'x\n\\x1b[31mred\n', 'terminal escapes in values are shown escaped');
 });
 
@@ -153,7 +194,7 @@ test('bounds: --limit cuts and says so; --timeout interrupts; bad flags are usag
   const zero = await rigd(['captures', 'query', 'SELECT 1', '--limit', '0'], { env });
   t.deepEqual([zero.code, zero.stderr], [2, 'rigd: --limit must be an integer from 1 to 1000000, got "0"\n']);
   const syntax = await rigd(['captures', 'query', 'SELEC 1'], { env });
-  t.deepEqual([syntax.code, syntax.stderr], [1, 'rigd: query failed: near "SELEC": syntax error\n']);
+  t.deepEqual([syntax.code, syntax.stderr], [1, onPostgres ? 'rigd: query failed: syntax error at or near "SELEC"\n' : 'rigd: query failed: near "SELEC": syntax error\n']);
   const empty = await rigd(['captures', 'query', ' ; -- nothing'], { env });
   t.equal(empty.code, 2);
 });

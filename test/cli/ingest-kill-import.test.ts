@@ -9,12 +9,15 @@ import { makeCapture } from '../helpers/capture-files.ts';
 import { rigd, serveProcess } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { tmpDir } from '../helpers/tmp.ts';
+import { onPostgres } from '../helpers/dialect.ts';
 
 const files = tmpDir();
 
 /** Rows of the capture in a store table; 0 when the table itself was never committed. */
 async function rowsOf(dataDir: string, table: string, id: number): Promise<number> {
-  const [known] = await storeQuery<{ n: number }>(dataDir, "SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = ?", [table]);
+  const [known] = onPostgres
+    ? await storeQuery<{ n: number }>(dataDir, "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'rigd_captures' AND table_name = ?", [table])
+    : await storeQuery<{ n: number }>(dataDir, "SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = ?", [table]);
   return known!.n === 0 ? 0 : countRows(dataDir, table, id);
 }
 const ROWS = 200_000;

@@ -1,7 +1,19 @@
-// The capture store in tests: captures made from SQL, and reading the store back read-only.
+// The capture store in tests: captures made from SQL, opening the store of a test data_dir on the
+// engine the suite runs on (data_dir's SQLite file, or under npm run test:pg the store schema of the
+// data_dir's own database, databaseUrlFor), and reading it back read-only.
 import type sqlite3 from 'sqlite3';
 import { captureStorePath, openCaptureStoreReadOnly } from '../../src/db/capture-store/index.ts';
+import { openStoreWriter } from '../../src/db/capture-store/open-writer.ts';
+import { CAPTURE_STORE_SCHEMA } from '../../src/db/capture-store/postgres-schema.ts';
+import { connectStore } from '../../src/db/capture-store/postgres-writer.ts';
+import { openStoreReader } from '../../src/db/capture-store/store-reader.ts';
 import { makeCapture, type MadeCapture } from './capture-files.ts';
+import { databaseUrlFor, onPostgres } from './dialect.ts';
+
+/** The store writer of a test data_dir. */
+export const openTestStore = (dataDir: string) => openStoreWriter(dataDir, databaseUrlFor(dataDir));
+/** The store reader of a test data_dir (null: no store yet). */
+export const openTestReader = (dataDir: string) => openStoreReader(dataDir, databaseUrlFor(dataDir));
 
 /** A capture made of the given statements (run in one transaction). */
 export function sqlCapture(file: string, ...statements: string[]): Promise<MadeCapture> {
@@ -14,6 +26,18 @@ function all<T>(db: sqlite3.Database, sql: string, params: unknown[]): Promise<T
 
 /** Runs one query on the store of dataDir through the read-only opener. */
 export async function storeQuery<T = Record<string, unknown>>(dataDir: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  if (onPostgres) {
+    // ? placeholders become $n; the store schema is the search path.
+    let n = 0;
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    const client = await connectStore(databaseUrlFor(dataDir));
+    try {
+      await client.query(`SET search_path TO ${CAPTURE_STORE_SCHEMA}`);
+      return (await client.query(text, params)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
   const db = await openCaptureStoreReadOnly(captureStorePath(dataDir));
   try {
     return await all<T>(db, sql, params);
@@ -26,4 +50,28 @@ export async function storeQuery<T = Record<string, unknown>>(dataDir: string, s
 export async function countRows(dataDir: string, table: string, captureId: number): Promise<number> {
   const [row] = await storeQuery<{ n: number }>(dataDir, `SELECT count(*) AS n FROM "${table.replaceAll('"', '""')}" WHERE capture_id = ?`, [captureId]);
   return row!.n;
+}
+
+/** Open handles on the store: the file's descriptors in this process (SQLite), or the store's connections to the database (PostgreSQL). */
+export async function storeHandles(dataDir: string): Promise<number> {
+  if (onPostgres) {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: databaseUrlFor(dataDir) });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rigd capture store'");
+      return rows[0].n as number;
+    } finally {
+      await client.end();
+    }
+  }
+  const { readdirSync, readlinkSync } = await import('node:fs');
+  const file = captureStorePath(dataDir);
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(file);
+    } catch {
+      return false;
+    }
+  }).length;
 }

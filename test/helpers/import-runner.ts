@@ -1,7 +1,7 @@
 // A process that imports one capture into the store of a data_dir and reports as it goes, for tests
 // that kill it: node --import tsx test/helpers/import-runner.ts FILE DATA_DIR CAPTURE_ID
 // Prints "child PID", then "rows N" after each batch written, then "done N".
-import { openCaptureStore } from '../../src/db/capture-store/index.ts';
+import { openTestStore as openCaptureStore } from './capture-store.ts';
 import { importCapture } from '../../src/ingest/import.ts';
 
 const [file, dataDir, id] = process.argv.slice(2);

@@ -3,17 +3,34 @@
 // rather than duplicates; time spans; refusals leave the store untouched; imports take turns.
 import path from 'node:path';
 import test from 'tape';
-import { openCaptureStore, type SqliteCaptureStore } from '../../src/db/capture-store/index.ts';
+import type { CaptureStoreWriter } from '../../src/db/capture-store/index.ts';
+import { onPostgres } from '../helpers/dialect.ts';
 import { CaptureRejected, type CaptureInfo } from '../../src/ingest/capture-file.ts';
 import { importCapture, type ImportOptions, type ImportProgress } from '../../src/ingest/import.ts';
 import { corruptPage, makeCapture, makeHostileCapture, truncateCopy, type HostileKind, type MadeCapture } from '../helpers/capture-files.ts';
-import { countRows, sqlCapture, storeQuery } from '../helpers/capture-store.ts';
+import { countRows, openTestStore as openCaptureStore, sqlCapture, storeQuery } from '../helpers/capture-store.ts';
+
+/** The store's tables (PostgreSQL: of schema rigd_captures). */
+const TABLES_SQL = onPostgres
+  ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'rigd_captures' ORDER BY table_name"
+  : "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name";
+/** The store's schema as text, to compare before and after. */
+const SCHEMA_SQL = onPostgres
+  ? "SELECT table_name AS name, string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) AS sql FROM information_schema.columns WHERE table_schema = 'rigd_captures' GROUP BY table_name ORDER BY table_name"
+  : 'SELECT name, sql FROM sqlite_schema ORDER BY name';
+/** A store table's column names in order. */
+const columnsSql = (table: string) =>
+  onPostgres
+    ? `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = 'rigd_captures' AND table_name = '${table}' ORDER BY ordinal_position`
+    : `SELECT name FROM pragma_table_info('${table}')`;
+/** Bytes of a blob column's values. */
+const blobLength = (col: string) => (onPostgres ? `length(decode(${col}->>'base64', 'base64'))` : `length(${col})`);
 import { tmpDir } from '../helpers/tmp.ts';
 
 const dir = tmpDir('rigd-import-');
 const dataDir = path.join(dir, 'data');
 const OPTS: ImportOptions = { maxBytes: 200 * 1024 * 1024, timeoutMs: 30_000 };
-let store: SqliteCaptureStore;
+let store: CaptureStoreWriter;
 let one: MadeCapture;
 
 async function failure(p: Promise<unknown>): Promise<Error | undefined> {
@@ -55,7 +72,9 @@ test('three tables with blobs and NULLs: every row and value lands, with capture
   t.equal(await countRows(dataDir, 'frames', 1), 2500, '2500 frames');
   const [f] = await storeQuery<Record<string, unknown>>(
     dataDir,
-    "SELECT count(*) AS n, sum(data IS NULL) AS null_data, sum(typeof(data) = 'blob') AS blobs, sum(typeof(extra) = 'blob') AS extra_blobs, sum(typeof(extra) = 'text') AS extra_text, sum(extra IS NULL) AS extra_null, sum(length(data)) AS data_bytes FROM frames WHERE capture_id = 1",
+    onPostgres
+      ? "SELECT count(*) AS n, sum((data IS NULL)::int) AS null_data, sum((jsonb_typeof(data) = 'object')::int) AS blobs, sum((jsonb_typeof(extra) = 'object')::int) AS extra_blobs, sum((jsonb_typeof(extra) = 'string')::int) AS extra_text, sum((extra IS NULL)::int) AS extra_null, sum(length(decode(data->>'base64', 'base64'))) AS data_bytes FROM frames WHERE capture_id = 1"
+      : "SELECT count(*) AS n, sum(data IS NULL) AS null_data, sum(typeof(data) = 'blob') AS blobs, sum(typeof(extra) = 'blob') AS extra_blobs, sum(typeof(extra) = 'text') AS extra_text, sum(extra IS NULL) AS extra_null, sum(length(data)) AS data_bytes FROM frames WHERE capture_id = 1",
   );
   t.deepEqual(
     [f!.null_data, f!.blobs, f!.extra_blobs, f!.extra_text, f!.extra_null],
@@ -64,7 +83,7 @@ test('three tables with blobs and NULLs: every row and value lands, with capture
   );
   const bytes = Array.from({ length: 2500 }, (_, i) => i + 1).filter((n) => n % 10 !== 0).reduce((s, n) => s + (n % 300), 0);
   t.equal(f!.data_bytes, bytes, 'blob lengths add up');
-  const sensors = await storeQuery(dataDir, 'SELECT capture_id, name, reading, seen_at FROM sensors ORDER BY rowid');
+  const sensors = await storeQuery(dataDir, `SELECT capture_id, name, reading, seen_at FROM sensors ORDER BY ${onPostgres ? 'ctid' : 'rowid'}`);
   t.deepEqual(
     sensors,
     [
@@ -74,9 +93,20 @@ test('three tables with blobs and NULLs: every row and value lands, with capture
     ],
     'sensors row by row',
   );
-  const decl = await storeQuery<{ name: string; type: string }>(dataDir, "SELECT name, type FROM pragma_table_info('frames')");
-  t.deepEqual(decl.map((c) => [c.name, c.type]), [['capture_id', 'INTEGER'], ['id', 'INTEGER'], ['ts', 'INTEGER'], ['data', ''], ['extra', '']], 'store columns: capture_id first, affinity types, none for BLOB and untyped');
-  const idx = await storeQuery<{ name: string }>(dataDir, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'frames'");
+  const decl = await storeQuery<{ name: string; type: string }>(
+    dataDir,
+    onPostgres
+      ? "SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = 'rigd_captures' AND table_name = 'frames' ORDER BY ordinal_position"
+      : "SELECT name, type FROM pragma_table_info('frames')",
+  );
+  const [int, none] = onPostgres ? ['bigint', 'jsonb'] : ['INTEGER', ''];
+  t.deepEqual(decl.map((c) => [c.name, c.type]), [['capture_id', int], ['id', int], ['ts', int], ['data', none], ['extra', none]], 'store columns: capture_id first, affinity types, none (jsonb on PostgreSQL) for BLOB and untyped');
+  const idx = await storeQuery<{ name: string }>(
+    dataDir,
+    onPostgres
+      ? "SELECT indexname AS name FROM pg_indexes WHERE schemaname = 'rigd_captures' AND tablename = 'frames'"
+      : "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'frames'",
+  );
   t.deepEqual(idx.map((i) => i.name), ['frames.capture_id'], 'an index on capture_id');
   t.ok(progress.length > 1, `progress in several steps (${progress.length})`);
   t.deepEqual(progress.at(-1)!.rows, 2506, 'progress ends at the row total');
@@ -103,7 +133,7 @@ test("a table whose schema grows: the second capture adds a column, the first ca
   t.deepEqual(ta[0]!.columns.map((c) => c.name), ['lat', 'lon'], 'first capture: its column order');
   t.deepEqual(tb[0]!.columns.map((c) => c.name), ['alt', 'lon', 'lat', 'fix_time'], 'second capture: its own column order');
   t.deepEqual([tb[0]!.name, tb[0]!.time_column, tb[0]!.first], ['GPS', 'fix_time', '2024-12-31T22:00:00.000Z'], 'its own spelling; a zone in ISO text is honoured');
-  const cols = await storeQuery<{ name: string }>(dataDir, "SELECT name FROM pragma_table_info('gps')");
+  const cols = await storeQuery<{ name: string }>(dataDir, columnsSql('gps'));
   t.deepEqual(cols.map((c) => c.name), ['capture_id', 'lat', 'lon', 'alt', 'fix_time'], 'one table (names compare without case), new columns added at the end');
   const rows = await storeQuery(dataDir, 'SELECT capture_id, lat, lon, alt, fix_time FROM gps ORDER BY capture_id, lat');
   t.deepEqual(
@@ -138,12 +168,12 @@ test('a capture column named capture_id (any case) is refused, and so is a table
   const idx = await sqlCapture(path.join(dir, 'idxname.sqlite'), 'CREATE TABLE "frames.capture_id" (a)');
   const err2 = await failure(importCapture(idx.path, 21, store, OPTS));
   t.ok(err2 instanceof CaptureRejected && err2.reason === 'unsupported_schema', `unsupported_schema (${err2?.message})`);
-  const tables = await storeQuery<{ name: string }>(dataDir, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = 't'");
-  t.deepEqual(tables, [], 'nothing created in the store');
+  const tables = await storeQuery<{ name: string }>(dataDir, TABLES_SQL);
+  t.notOk(tables.some((x) => x.name === 't'), 'nothing created in the store');
 });
 
 test('hostile and broken files are refused as by the inspector, the store untouched', async (t) => {
-  const before = await storeQuery(dataDir, "SELECT name, sql FROM sqlite_schema ORDER BY name");
+  const before = await storeQuery(dataDir, SCHEMA_SQL);
   const kinds: [HostileKind, string][] = [
     ['random_bytes', 'not_sqlite'],
     ['trigger', 'unsupported_schema'],
@@ -173,9 +203,9 @@ test('hostile and broken files are refused as by the inspector, the store untouc
   t.ok(corrupt instanceof CaptureRejected && corrupt.reason === 'corrupt', `corrupt (${corrupt?.message})`);
   const big = await failure(importCapture(one.path, id++, store, { ...OPTS, maxBytes: 1000 }));
   t.ok(big instanceof CaptureRejected && big.reason === 'too_large', `too_large (${big?.message})`);
-  t.deepEqual(await storeQuery(dataDir, "SELECT name, sql FROM sqlite_schema ORDER BY name"), before, 'the store schema is unchanged');
+  t.deepEqual(await storeQuery(dataDir, SCHEMA_SQL), before, 'the store schema is unchanged');
   let refusedRows = 0;
-  for (const { name } of await storeQuery<{ name: string }>(dataDir, "SELECT name FROM sqlite_schema WHERE type = 'table'")) {
+  for (const { name } of await storeQuery<{ name: string }>(dataDir, TABLES_SQL)) {
     const [n] = await storeQuery<{ n: number }>(dataDir, `SELECT count(*) AS n FROM "${name}" WHERE capture_id BETWEEN 100 AND ?`, [id]);
     refusedRows += n!.n;
   }
@@ -240,7 +270,7 @@ test('batches are bounded by bytes as well as rows: 1 MiB blobs travel a few at 
   await importCapture(cap.path, 400, store, { ...OPTS, batchBytes: 4 * 1024 * 1024, onProgress: (p) => (steps.push(p.rows - last), (last = p.rows)) });
   t.equal(steps.reduce((a, b) => a + b, 0), 40, 'all 40 rows');
   t.ok(steps.length >= 10 && steps.every((n) => n <= 4), `at most 4 MiB per batch (${steps.join(',')})`);
-  const [row] = await storeQuery<{ n: number; b: number }>(dataDir, 'SELECT count(*) AS n, sum(length(data)) AS b FROM fat WHERE capture_id = 400');
+  const [row] = await storeQuery<{ n: number; b: number }>(dataDir, `SELECT count(*) AS n, sum(${blobLength('data')}) AS b FROM fat WHERE capture_id = 400`);
   t.deepEqual([row!.n, row!.b], [40, 40 * 1048576], 'every byte');
 });
 

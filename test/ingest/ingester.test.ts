@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import test from 'tape';
 import { downloadTo, ObjectTooLarge } from '../../src/ingest/capture-download.ts';
 import { ingestTmpDir } from '../../src/ingest/capture-worker.ts';
-import { captureStorePath, openCaptureStoreReadOnly, quoteIdent } from '../../src/db/capture-store/index.ts';
+import { countRows } from '../helpers/capture-store.ts';
 import { fixture } from '../helpers/fixture.ts';
 import { putFile, settled, settledJob, tableShapes } from '../helpers/captures.ts';
 import { corruptPage, makeCapture, makeHostileCapture, makeHugeRowCapture, sha256File, truncateCopy, type HostileKind } from '../helpers/capture-files.ts';
@@ -34,19 +34,9 @@ test('a real capture: ingested with its tables, columns and row counts, size and
   const c = await settled(s.app, q.capture.id);
   t.equal(c.state, 'ingested', `ingested ${c.last_error ?? ''}`);
   t.deepEqual(tableShapes(c.tables), made.tables, 'tables, columns and row counts exactly as made');
-  const store = await openCaptureStoreReadOnly(captureStorePath(s.app.config.data_dir));
-  try {
-    const counts: number[] = [];
-    for (const table of made.tables) {
-      const row = await new Promise<{ n: number }>((resolve, reject) =>
-        store.get(`SELECT count(*) AS n FROM ${quoteIdent(table.name)} WHERE capture_id = ?`, [c.id], (err: Error | null, r: { n: number }) => (err ? reject(err) : resolve(r))),
-      );
-      counts.push(row.n);
-    }
-    t.deepEqual(counts, made.tables.map((x) => x.rows), 'every row imported into the capture store, tagged with the capture');
-  } finally {
-    await new Promise<void>((resolve) => store.close(() => resolve()));
-  }
+  const counts: number[] = [];
+  for (const table of made.tables) counts.push(await countRows(s.app.config.data_dir, table.name, c.id));
+  t.deepEqual(counts, made.tables.map((x) => x.rows), 'every row imported into the capture store, tagged with the capture');
   t.deepEqual([c.size, c.sha256], [made.sizeBytes, made.sha256], 'size and sha256 of the file');
   t.equal(c.page_size, 4096, 'page size');
   t.equal(c.page_count, made.sizeBytes / 4096, 'page count');

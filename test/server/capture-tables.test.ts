@@ -3,11 +3,11 @@
 // content types and an attachment file name (filename* for a non-ASCII table name); the answer is a
 // stream (chunked, no Content-Length) and a client that goes away releases the store; unknown
 // capture and table are 404, a capture not ingested 409, a bad format 400, all as JSON errors.
-import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { request } from 'undici';
-import { captureStorePath } from '../../src/db/capture-store/layout.ts';
+import { storeHandles } from '../helpers/capture-store.ts';
 import { putFile, settled } from '../helpers/captures.ts';
 import { seedCapture, type SeedTable } from '../helpers/seed-capture.ts';
 import { http } from '../helpers/http.ts';
@@ -38,16 +38,7 @@ let id = 0;
 let failed = 0;
 
 /** File descriptors of this process open on the capture store (the server runs in this process). */
-function storeHandles(): number {
-  const file = captureStorePath(s.config.data_dir);
-  return readdirSync('/proc/self/fd').filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(file);
-    } catch {
-      return false;
-    }
-  }).length;
-}
+const handles = () => storeHandles(s.config.data_dir);
 
 const url = (p: string) => `${s.url}/api/v1/captures/${p}`;
 const auth = () => ({ authorization: token });
@@ -106,18 +97,18 @@ test('a non-ASCII table name: an ASCII filename and the exact one in filename*',
 
 test('a long table arrives whole; a client that leaves early releases the store', async (t) => {
   // The capture worker keeps its writer open on the store: count the handles beyond it.
-  const idle = storeHandles();
+  const idle = await handles();
   const whole = await http(url(`${id}/tables/long`), { headers: auth() });
   t.equal(whole.text.split('\r\n').length, 60_002, 'header, 60000 rows, the empty tail');
-  t.equal(storeHandles(), idle, 'no store handle left after a whole answer');
+  t.equal(await handles(), idle, 'no store handle left after a whole answer');
   const res = await request(url(`${id}/tables/long`), { headers: auth() });
   t.equal(res.statusCode, 200);
   for await (const chunk of res.body) {
     t.ok(chunk.length > 0, 'a first chunk');
-    t.ok(storeHandles() > idle, 'the store is open while 12 MB stream');
+    t.ok((await handles()) > idle, 'the store is open while 12 MB stream');
     break; // leaves the loop: undici destroys the body and the socket
   }
-  await waitFor(() => storeHandles() === idle, 10_000, 'the store to be closed');
+  await waitFor(async () => (await handles()) === idle, 10_000, 'the store to be closed');
   t.pass('the store is closed once the client has gone');
   const again = await http(url(`${id}/tables/frames`), { headers: auth() });
   t.equal(again.status, 200, 'and the next export works');

@@ -64,13 +64,18 @@ export async function restoreCommand(file: string, opts: { json?: boolean }, cmd
 async function pgBackup(url: string, file: string, opts: { json?: boolean; captureStore?: string }): Promise<void> {
   const { pgDumpCommand, runPgTool } = await import('../../db/dialect/postgres/dump.ts');
   const dump = pgDumpCommand(url, file);
-  if (opts.captureStore) throw new BackupFailed('--capture-store: on PostgreSQL the capture store is not backed up by rigd backup yet; copy data_dir/capture-store.sqlite with sqlite3 .backup');
   const bytes = await runPgTool(dump, file).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') throw new BackupFailed(`pg_dump is not installed (Debian: apt-get install postgresql-client); run it yourself: ${dump.display}`);
     throw new BackupFailed(`backup failed: ${message(err)} (the command: ${dump.display})`);
   });
-  if (opts.json) return printJson({ file: dump.args.find((a) => a.startsWith('--file='))!.slice(7), bytes, command: dump.display });
-  printLines(`backed up the database with: ${dump.display}`, `(${formatBytes(bytes)}; restore it with rigd restore FILE, which runs pg_restore)`);
+  // The capture store is schema rigd_captures of the same database: the dump holds it.
+  const storeNote = opts.captureStore
+    ? `--capture-store: on PostgreSQL the capture store is schema rigd_captures of the same database and is in this dump; ${opts.captureStore} was not written`
+    : undefined;
+  if (opts.json) {
+    return printJson({ file: dump.args.find((a) => a.startsWith('--file='))!.slice(7), bytes, command: dump.display, ...(storeNote ? { capture_store: { in_dump: true, note: storeNote } } : {}) });
+  }
+  printLines(`backed up the database with: ${dump.display}`, `(${formatBytes(bytes)}; restore it with rigd restore FILE, which runs pg_restore)`, ...(storeNote ? [storeNote] : []));
 }
 
 /** PostgreSQL: runs pg_restore over the database when installed; otherwise says the exact command. */

@@ -44,7 +44,7 @@ export async function capturesQueryCommand(sql: string, _opts: unknown, cmd: Com
   const limit = positiveInt('--limit', opts.limit ?? String(QUERY_DEFAULT_LIMIT), QUERY_MAX_LIMIT);
   const timeoutS = positiveInt('--timeout', opts.timeout ?? String(QUERY_DEFAULT_TIMEOUT_S), 86_400);
   const config = await configFor(cmd);
-  const result = await queryStore(config.data_dir, sql, { limit, timeoutMs: timeoutS * 1000 });
+  const result = await queryStore(config.data_dir, sql, { limit, timeoutMs: timeoutS * 1000 }, config.database.url);
   if (result.truncated) process.stderr.write(`rigd: only the first ${limit} rows are shown (--limit)\n`);
   const plain = (r: StoreRow) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plainValue(v)]));
   if (opts.json) return printJson(result.rows.map(plain));

@@ -144,7 +144,7 @@ export function captureRoutes(app: App): ServerRoute[] {
         },
         handler: async (request, h) => {
           const { id, table } = request.params as { id: number; table: string };
-          const out = await exportTable(app.captures, app.config.data_dir, Number(id), table, (request.query as { format: string }).format);
+          const out = await exportTable(app.captures, app.config.data_dir, Number(id), table, (request.query as { format: string }).format, app.config.database.url);
           return h.response(out.stream).type(out.contentType).header('content-disposition', attachment(out.filename));
         },
       },

@@ -10,7 +10,8 @@
  * integers past 2^53 as strings of their digits.
  */
 import { Readable } from 'node:stream';
-import { captureRows, openStoreReadOnly, storeColumns, type StoreReader, type StoreValue } from '../../db/capture-store/read.ts';
+import type { StoreValue } from '../../db/capture-store/read.ts';
+import { openStoreReader, type StoreReader } from '../../db/capture-store/store-reader.ts';
 import { Conflict, InvalidInput } from '../../errors.ts';
 import { csvField } from '../csv.ts';
 import type { CaptureService } from './service.ts';
@@ -65,8 +66,8 @@ async function* encode(format: ExportFormat, columns: string[], rows: AsyncItera
 }
 
 /** Opens the store read-only, or says that nothing was imported yet (409 capture_not_imported). */
-async function openStore(dataDir: string): Promise<StoreReader> {
-  const store = await openStoreReadOnly(dataDir);
+async function openStore(dataDir: string, databaseUrl: string): Promise<StoreReader> {
+  const store = await openStoreReader(dataDir, databaseUrl);
   if (!store) throw new Conflict('the capture store does not exist yet: no capture has been imported', 'capture_not_imported');
   return store;
 }
@@ -75,16 +76,16 @@ async function openStore(dataDir: string): Promise<StoreReader> {
  * Checks everything that can be wrong before the first byte (unknown capture, not ingested, no such
  * table, unknown format, not in the store) and returns the stream of rows.
  */
-export async function exportTable(captures: CaptureService, dataDir: string, id: number, tableName: string, format: string): Promise<TableExport> {
+export async function exportTable(captures: CaptureService, dataDir: string, id: number, tableName: string, format: string, databaseUrl = ''): Promise<TableExport> {
   if (!isExportFormat(format)) {
     throw new InvalidInput(`format must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(format)}`, [{ field: 'format', message: 'unknown format' }]);
   }
   const capture = await captures.get(id);
   const table = findTable(capture, requireIngested(capture), tableName);
   const columns = table.columns.map((c) => c.name);
-  const store = await openStore(dataDir);
+  const store = await openStore(dataDir, databaseUrl);
   try {
-    const have = await storeColumns(store.db, table.name);
+    const have = await store.columns(table.name);
     const lower = new Set((have ?? []).map((c) => c.toLowerCase()));
     const missing = columns.filter((c) => !lower.has(c.toLowerCase()));
     if (!have || missing.length > 0) {
@@ -97,7 +98,7 @@ export async function exportTable(captures: CaptureService, dataDir: string, id:
   }
   async function* body(): AsyncGenerator<string> {
     try {
-      yield* encode(format as ExportFormat, columns, captureRows(store.db, table.name, columns, id));
+      yield* encode(format as ExportFormat, columns, store.rows(table.name, columns, id));
     } finally {
       await store.close();
     }

@@ -56,8 +56,12 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     } else {
       checks.push(...(await checkDatabase(config.data_dir)));
     }
-    // The capture store stays a SQLite file in data_dir on either engine (for now).
-    checks.push(await checkCaptureStore(config.data_dir));
+    if (isPostgresUrl(config.database.url)) {
+      const { checkPgCaptureStore } = await import('./capture-store-postgres.ts');
+      checks.push(await checkPgCaptureStore(config.database.url));
+    } else {
+      checks.push(await checkCaptureStore(config.data_dir));
+    }
     checks.push(...(await checkStorage(config)));
   } finally {
     handOver(config.data_dir, owner, { createdSince: started });

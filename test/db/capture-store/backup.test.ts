@@ -3,6 +3,7 @@
 import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
+import { sqliteOnly } from '../../helpers/dialect.ts';
 import { backupCaptureStore } from '../../../src/db/capture-store/backup.ts';
 import { openCaptureStore, type RowBatch } from '../../../src/db/capture-store/index.ts';
 import { countRows } from '../../helpers/capture-store.ts';
@@ -18,11 +19,13 @@ async function* rows(n: number, gate?: Promise<void>): AsyncGenerator<RowBatch> 
 }
 
 test('no store yet: a clear error', async (t) => {
+  if (sqliteOnly(t, 'the SQLite store file')) return;
   const err = await backupCaptureStore(dataDir, path.join(dir, 'none.sqlite')).catch((e: Error) => e);
   t.match((err as Error).message, /does not exist: no capture has been imported yet/, 'says why');
 });
 
 test('a copy of the last commit, 0600, taken while an import is open', async (t) => {
+  if (sqliteOnly(t, 'the SQLite store file')) return;
   const store = await openCaptureStore(dataDir);
   await store.replace(1, [table], rows(1000));
   let release!: () => void;

@@ -5,6 +5,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
+import { sqliteOnly } from '../../helpers/dialect.ts';
 import { captureStorePath, openCaptureStore, openCaptureStoreReadOnly, type RowBatch, type StoreTable } from '../../../src/db/capture-store/index.ts';
 import { MAX_VARIABLES, rowsPerStatement } from '../../../src/db/capture-store/sqlite-writer.ts';
 import { countRows, storeQuery } from '../../helpers/capture-store.ts';
@@ -19,6 +20,7 @@ async function* batches(...list: RowBatch[]): AsyncGenerator<RowBatch> {
 const t1: StoreTable = { name: 'frames', columns: [{ name: 'id', type: 'INTEGER' }, { name: 'data', type: 'BLOB' }, { name: 'v', type: 'NUMERIC(10,2)' }] };
 
 test('created on first use: mode 0640, WAL, a table per announced table with capture_id and its index', async (t) => {
+  if (sqliteOnly(t, 'the SQLite store file')) return;
   const store = await openCaptureStore(dataDir);
   const st = statSync(captureStorePath(dataDir));
   t.equal(st.mode & 0o777, 0o640, 'the store file is 0640');
@@ -45,6 +47,7 @@ test('created on first use: mode 0640, WAL, a table per announced table with cap
 });
 
 test('a batch source that fails rolls everything back: rows, new tables, new columns', async (t) => {
+  if (sqliteOnly(t, 'the SQLite store file')) return;
   const store = await openCaptureStore(dataDir);
   async function* failing(): AsyncGenerator<RowBatch> {
     yield { table: 'frames', rows: [[9, null, 1, 'new']], bytes: 1 };
@@ -68,6 +71,7 @@ test('a batch source that fails rolls everything back: rows, new tables, new col
 });
 
 test('a wide table: rows per INSERT stay within the variable limit; many rows land', async (t) => {
+  if (sqliteOnly(t, 'the SQLite store file')) return;
   t.equal(rowsPerStatement(2), 500, 'narrow tables: 500 rows per statement');
   t.equal(rowsPerStatement(1999), 16, '1999 columns + capture_id: 16 rows');
   t.ok(rowsPerStatement(1999) * 2000 <= MAX_VARIABLES, 'within SQLITE_MAX_VARIABLE_NUMBER');
@@ -81,6 +85,7 @@ test('a wide table: rows per INSERT stay within the variable limit; many rows la
 });
 
 test('calls on one store take turns: the second waits for the first to commit', async (t) => {
+  if (sqliteOnly(t, 'the SQLite store file')) return;
   const store = await openCaptureStore(dataDir);
   const events: string[] = [];
   let release!: () => void;
@@ -104,6 +109,7 @@ test('calls on one store take turns: the second waits for the first to commit', 
 });
 
 test('the read-only opener cannot write', async (t) => {
+  if (sqliteOnly(t, 'the SQLite store file')) return;
   const db = await openCaptureStoreReadOnly(captureStorePath(dataDir));
   const err = await new Promise<Error | null>((resolve) => db.run('DELETE FROM frames', (e) => resolve(e)));
   t.match(String(err?.message), /readonly|read-only|query_only/i, `refused (${err?.message})`);

@@ -1,0 +1,242 @@
+/**
+ * The PostgreSQL capture store's writer (CaptureStoreWriter): the store schema (postgres-schema.ts)
+ * of the database that database.url names, on one connection of its own, one import at a time.
+ *
+ *   const store = await openPgCaptureStore(url);
+ *   await store.replace(captureId, tables, batches);
+ *   await store.close();
+ *
+ * replace = BEGIN; pg_advisory_xact_lock (one writer at a time across processes, so two imports
+ * never deadlock on each other's tables); DELETE the capture's rows from every store table; create
+ * tables and add columns; multi-row INSERTs with bound parameters (under PostgreSQL's 65535);
+ * COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
+ * loses its connection and the server rolls its transaction back, leaving the previous rows.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { redactText } from '../database-url.ts';
+import { CAPTURE_ID_COLUMN, affinity, quoteIdent } from './layout.ts';
+import { CAPTURE_STORE_SCHEMA, STORE_LOCK_KEY, ensurePgTable, ensureSchema, pgStoreTables, qualified } from './postgres-schema.ts';
+import { inTurn } from './turns.ts';
+import type { CaptureStoreWriter, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
+
+/** Bind parameters of one statement at most (PostgreSQL's protocol counts them in 16 bits). */
+export const MAX_PARAMETERS = 65_535;
+/** Rows per INSERT statement at most. */
+export const MAX_ROWS_PER_STATEMENT = 500;
+
+export function pgRowsPerStatement(columns: number): number {
+  return Math.max(1, Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / (columns + 1))));
+}
+
+const NUMBER_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/**
+ * A value of a jsonb store column, as jsonb text: numbers and strings as themselves, a blob as
+ * {"base64": ...}. With `numeric` (NUMERIC affinity), text that reads as a number is stored as that
+ * number, as SQLite converts it, unless JavaScript cannot hold it exactly (then its text stays).
+ */
+export function jsonbValue(v: unknown, numeric = false): string | null {
+  if (v === null || v === undefined) return null;
+  if (numeric && typeof v === 'string' && NUMBER_TEXT.test(v)) {
+    const n = Number(v);
+    const integral = /^\s*[-+]?\d+\s*$/.test(v);
+    if (Number.isFinite(n) && (integral ? Number.isSafeInteger(n) : true)) return JSON.stringify(n);
+  }
+  if (Buffer.isBuffer(v)) return JSON.stringify({ base64: v.toString('base64') });
+  if (typeof v === 'bigint') return v.toString();
+  return JSON.stringify(v);
+}
+
+/** A pg client that reads int8 and numeric exactly: numbers when JavaScript holds them, else their digits. */
+export function storeClient(url: string): pg.Client {
+  const exact = (text: string): number | string => {
+    const n = Number(text);
+    return Number.isSafeInteger(n) || (!Number.isInteger(n) && Number.isFinite(n)) ? n : text;
+  };
+  return new pg.Client({
+    connectionString: url,
+    application_name: 'rigd capture store',
+    connectionTimeoutMillis: 10_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+        if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return exact;
+        return pg.types.getTypeParser(oid, format);
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+}
+
+/** Connects a store client; the message never carries the password. */
+export async function connectStore(url: string): Promise<pg.Client> {
+  const client = storeClient(url);
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw new Error(`cannot connect to the capture store's database: ${redactText((err as Error).message ?? String(err))}`);
+  }
+  return client;
+}
+
+class PgInserter {
+  readonly #head: string;
+  readonly per: number;
+  readonly #names = new Map<number, string>();
+  /** Columns of NUMERIC affinity (as the capture declares them): number-like text becomes a number. */
+  readonly numeric: boolean[];
+
+  constructor(
+    private readonly client: pg.Client,
+    schema: string,
+    private readonly table: StoreTable,
+    storeName: string,
+    storeColumns: string[],
+    private readonly types: string[],
+  ) {
+    const cols = [CAPTURE_ID_COLUMN, ...storeColumns].map(quoteIdent).join(', ');
+    this.#head = `INSERT INTO ${qualified(schema, storeName)} (${cols}) VALUES `;
+    this.per = pgRowsPerStatement(table.columns.length);
+    this.numeric = table.columns.map((c) => affinity(c.type) === 'NUMERIC');
+  }
+
+  #sql(rows: number): { text: string; name: string } {
+    const width = this.table.columns.length + 1;
+    const tuples: string[] = [];
+    for (let r = 0; r < rows; r++) {
+      const p: string[] = [];
+      for (let c = 0; c < width; c++) p.push(`$${r * width + c + 1}`);
+      tuples.push(`(${p.join(', ')})`);
+    }
+    const text = this.#head + tuples.join(', ');
+    let name = this.#names.get(rows);
+    if (!name) {
+      name = `rigd_store_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+      this.#names.set(rows, name);
+    }
+    return { text, name };
+  }
+
+  #value(v: unknown, i: number): unknown {
+    const type = this.types[i]!;
+    if (type === 'jsonb') return jsonbValue(v, this.numeric[i]);
+    if (v === undefined || v === null) return null;
+    if (Buffer.isBuffer(v)) {
+      if (type === 'bytea') return v;
+      throw new Error(`a blob in column ${this.table.columns[i]!.name} of ${this.table.name}, declared ${type}: on PostgreSQL a typed store column cannot hold a blob`);
+    }
+    if (typeof v === 'bigint') return v.toString();
+    return v;
+  }
+
+  async insert(captureId: number, rows: unknown[][]): Promise<void> {
+    const width = this.table.columns.length;
+    for (let start = 0; start < rows.length; start += this.per) {
+      const chunk = rows.slice(start, start + this.per);
+      const params: unknown[] = [];
+      for (const row of chunk) {
+        if (!Array.isArray(row) || row.length !== width) {
+          throw new Error(`a row of ${this.table.name} has ${Array.isArray(row) ? row.length : 'no'} values, not ${width}`);
+        }
+        params.push(captureId);
+        for (let i = 0; i < width; i++) params.push(this.#value(row[i], i));
+      }
+      const { text, name } = this.#sql(chunk.length);
+      try {
+        await this.client.query({ text, name: chunk.length === this.per ? name : undefined, values: params });
+      } catch (err) {
+        throw new Error(`capture store table ${this.table.name}: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+export class PgCaptureStore implements CaptureStoreWriter {
+  #closed = false;
+
+  private constructor(
+    private readonly client: pg.Client,
+    /** Where the store is, for messages: the url without its password and the schema. */
+    readonly file: string,
+    readonly schema: string,
+  ) {}
+
+  /** Connects to database `url` and creates the store schema on first use. */
+  static async open(url: string, schema = CAPTURE_STORE_SCHEMA): Promise<PgCaptureStore> {
+    const client = await connectStore(url);
+    try {
+      await ensureSchema(client, schema);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    return new PgCaptureStore(client, `${redactText(url)}#${schema}`, schema);
+  }
+
+  replace(
+    captureId: number,
+    tables: readonly StoreTable[],
+    batches: AsyncIterable<RowBatch>,
+    onProgress?: (p: ReplaceProgress) => void,
+  ): Promise<ReplaceResult> {
+    if (!Number.isSafeInteger(captureId)) return Promise.reject(new Error(`capture id ${captureId} is not an integer`));
+    return inTurn(this.file, () => this.#replace(captureId, tables, batches, onProgress));
+  }
+
+  async #replace(
+    captureId: number,
+    tables: readonly StoreTable[],
+    batches: AsyncIterable<RowBatch>,
+    onProgress?: (p: ReplaceProgress) => void,
+  ): Promise<ReplaceResult> {
+    if (this.#closed) throw new Error('the capture store is closed');
+    const c = this.client;
+    const inserters = new Map<string, PgInserter>();
+    const counts = new Map<string, number>();
+    let replaced = 0;
+    await c.query('BEGIN');
+    try {
+      await c.query('SELECT pg_advisory_xact_lock($1)', [STORE_LOCK_KEY]);
+      for (const name of await pgStoreTables(c, this.schema)) {
+        const r = await c.query(`DELETE FROM ${qualified(this.schema, name)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = $1`, [captureId]);
+        replaced += r.rowCount ?? 0;
+      }
+      for (const table of tables) {
+        const { name, types, columns } = await ensurePgTable(c, this.schema, table);
+        inserters.set(table.name, new PgInserter(c, this.schema, table, name, columns, types));
+        counts.set(table.name, 0);
+      }
+      const progress: ReplaceProgress = { rows: 0, bytes: 0, table: '' };
+      for await (const batch of batches) {
+        const inserter = inserters.get(batch.table);
+        if (!inserter) throw new Error(`rows for table ${JSON.stringify(batch.table)}, which the import did not announce`);
+        await inserter.insert(captureId, batch.rows);
+        counts.set(batch.table, counts.get(batch.table)! + batch.rows.length);
+        progress.rows += batch.rows.length;
+        progress.bytes += batch.bytes;
+        progress.table = batch.table;
+        onProgress?.({ ...progress });
+      }
+      await c.query('COMMIT');
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+    return { rows: counts, replaced };
+  }
+
+  /** Closes the connection once the import in progress (if any) has ended. */
+  async close(): Promise<void> {
+    await inTurn(this.file, async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      await this.client.end().catch(() => undefined);
+    });
+  }
+}
+
+/** Opens the PostgreSQL capture store (schema rigd_captures of the database `url`) for imports. */
+export function openPgCaptureStore(url: string, schema?: string): Promise<PgCaptureStore> {
+  return PgCaptureStore.open(url, schema);
+}
