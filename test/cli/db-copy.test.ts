@@ -161,7 +161,7 @@ test('a target that is not empty is refused and left as it was', async (t) => {
   t.equal(psql(url, "SELECT string_agg(table_name, ',') FROM information_schema.tables WHERE table_schema = 'public'"), 'users', 'no migration ran');
 });
 
-test('a capture store with rows: refused before anything is written until a PostgreSQL store writer exists', async (t) => {
+test('a capture store with rows: its rows are copied into the target\'s store schema and read back there', async (t) => {
   if (postgresOnly(t, 'needs a PostgreSQL target')) return;
   const dataDir = tmpDir();
   const env = sqliteEnv(dataDir);
@@ -169,17 +169,21 @@ test('a capture store with rows: refused before anything is written until a Post
   await makeCapture(good);
   await put(dataDir, 'rig-b/good.sqlite', good);
   const server = await serveProcess(env);
+  let before = '';
   try {
     const ingest = await rigd(['ingest', 'rig-b/good.sqlite', '--wait'], { env, timeoutMs: 60_000 });
     t.equal(ingest.code, 0, ingest.stderr);
+    before = (await rigd(['captures', 'query', 'SELECT * FROM readings ORDER BY 1, 2', '--csv'], { env })).stdout;
   } finally {
     await server.stop();
   }
+  t.ok(before.split('\n').length > 2, 'the SQLite store holds rows');
   const url = targetUrl();
   const res = await rigd(['db', 'copy', '--to', url], { env });
-  t.equal(res.code, 1);
-  t.match(res.stderr, /^rigd: copying the capture store to PostgreSQL is not yet supported by this rigd \(the capture store has rows\): nothing was written\n$/);
-  t.equal(psql(url, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public'"), '0', 'the target is still empty');
+  t.equal(res.code, 0, res.stderr);
+  const after = await rigd(['captures', 'query', 'SELECT * FROM readings ORDER BY 1, 2', '--csv'], { env: { ...env, RIGD_DATABASE_URL: url } });
+  t.equal(after.code, 0, after.stderr);
+  t.equal(after.stdout, before, 'the same rows, read from PostgreSQL');
 });
 
 test('a copy killed midway leaves the SQLite source as it was', async (t) => {
