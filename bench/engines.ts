@@ -9,7 +9,6 @@
 // report batches group-commit in turn with every other write. PostgreSQL is measured that way too
 // ("group commit") and with up to 4 report batches committing at once on the pool (its default).
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 100).
-import Hapi from '@hapi/hapi';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -20,6 +19,7 @@ import { silentLogger } from '../src/log.ts';
 import { createServer } from '../src/server/server.ts';
 import { openApp } from '../src/services/app.ts';
 import { startPgCluster } from './engines/pg-cluster.ts';
+import { bareServer } from './tail/bare.ts';
 
 // rigd serve runs without source maps (bin/rigd); tsx turns them on.
 process.setSourceMapsEnabled(false);
@@ -48,17 +48,6 @@ function load(url: string, length: string): Promise<Run> {
   });
 }
 
-async function bareServer(): Promise<Hapi.Server> {
-  const server = Hapi.server({ host: '127.0.0.1', port: 0 });
-  server.route({
-    method: 'PUT',
-    path: '/api/v1/rigs/{id}',
-    options: { payload: { allow: ['application/x-www-form-urlencoded', 'application/json'] } },
-    handler: (_request, h) => h.response('Ok').type('text/plain; charset=utf-8'),
-  });
-  await server.start();
-  return server;
-}
 
 interface EngineResult {
   engine: string;

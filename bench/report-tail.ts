@@ -11,7 +11,6 @@
 // pauses and a threadpool probe (bench/tail/probes.ts). Needs root and iproute2 (network namespaces).
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 100), BENCH_OLD_ROWS (default 1e6),
 // BENCH_HISTORY_DAYS (the 10,000 rigs' history, default 7).
-import Hapi from '@hapi/hapi';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -25,6 +24,7 @@ import { createHosts } from '../test/helpers/netns.ts';
 import { closedPort } from '../test/helpers/storage.ts';
 import { delta, ProcessProbe } from './tail/probes.ts';
 import { makeCaptureFile, seedFleet, seedOldReports } from './tail/seed.ts';
+import { bareServer } from './tail/bare.ts';
 import { renderTable, type Check } from './tail/table.ts';
 
 // `rigd serve` runs the built JavaScript without source maps (bin/rigd); tsx turns them on, and then
@@ -69,14 +69,7 @@ const app = await openApp(config);
 const rigd = await createServer(app, { host: GW, port, log: silentLogger });
 await app.start();
 await rigd.start();
-const bare = Hapi.server({ host: GW, port: 0 });
-bare.route({
-  method: 'PUT',
-  path: '/api/v1/rigs/{id}',
-  options: { payload: { allow: ['application/x-www-form-urlencoded', 'application/json'] } },
-  handler: (_request, h) => h.response('Ok').type('text/plain; charset=utf-8'),
-});
-await bare.start();
+const bare = await bareServer(GW);
 const bareUrl = `http://${GW}:${bare.info.port}`;
 const probe = new ProcessProbe(path.join(dataDir, 'rigd.sqlite'));
 

@@ -4,7 +4,6 @@
 //
 // The VPN rule still runs: for this bench vpn.cidr is 127.0.0.0/8 and the Host is 127.0.0.1, so
 // loopback clients pass it. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 100).
-import Hapi from '@hapi/hapi';
 import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -13,6 +12,7 @@ import { loadConfig } from '../src/config/load.ts';
 import { silentLogger } from '../src/log.ts';
 import { createServer } from '../src/server/server.ts';
 import { openApp } from '../src/services/app.ts';
+import { bareServer } from './tail/bare.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
@@ -60,17 +60,6 @@ async function load(url: string, duration: number | { amount: number }): Promise
   };
 }
 
-async function bareServer(): Promise<Hapi.Server> {
-  const server = Hapi.server({ host: '127.0.0.1', port: 0 });
-  server.route({
-    method: 'PUT',
-    path: '/api/v1/rigs/{id}',
-    options: { payload: { allow: ['application/x-www-form-urlencoded', 'application/json'] } },
-    handler: (_request, h) => h.response('Ok').type('text/plain; charset=utf-8'),
-  });
-  await server.start();
-  return server;
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n: number, d = 1) => n.toFixed(d);

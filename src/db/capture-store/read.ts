@@ -9,6 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Database, Statement } from 'sqlite3';
+import { openSqliteReadOnly } from '../sqlite-read-only.ts';
 import { CAPTURE_ID_COLUMN, captureStorePath, quoteIdent } from './layout.ts';
 
 export type StoreValue = number | string | Buffer | null;
@@ -24,26 +25,7 @@ export interface StoreReader {
 export async function openStoreReadOnly(dataDir: string): Promise<StoreReader | null> {
   const file = captureStorePath(dataDir);
   if (!existsSync(file)) return null;
-  const { default: sqlite3 } = await import('sqlite3');
-  const immutable = !existsSync(`${file}-wal`);
-  const uri = `file:${encodeURI(file).replace(/\?/g, '%3f').replace(/#/g, '%23')}?mode=ro${immutable ? '&immutable=1' : ''}`;
-  const db = await new Promise<Database>((resolve, reject) => {
-    const conn = new sqlite3.Database(uri, sqlite3.OPEN_READONLY | sqlite3.OPEN_URI, (err) => (err ? reject(err) : resolve(conn)));
-  });
-  db.configure('busyTimeout', 5000);
-  db.configure('limit', sqlite3.LIMIT_ATTACHED, 0);
-  await run(db, 'PRAGMA query_only=ON');
-  let closed = false;
-  return {
-    file,
-    db,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (closed) return resolve();
-        closed = true;
-        db.close(() => resolve());
-      }),
-  };
+  return openSqliteReadOnly(file, { noAttach: true });
 }
 
 export function run(db: Database, sql: string, params: unknown[] = []): Promise<void> {

@@ -6,40 +6,16 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'sqlite3';
-import { all, run } from '../capture-store/read.ts';
+import { all } from '../capture-store/read.ts';
 import { quoteIdent } from '../capture-store/layout.ts';
 import { DB_FILE } from '../file.ts';
+import { openSqliteReadOnly, type ReadOnlySqlite } from '../sqlite-read-only.ts';
 
 export type SourceValue = number | string | Buffer | null;
 
-export interface SqliteSource {
-  readonly file: string;
-  readonly db: Database;
-  close(): Promise<void>;
-}
+export type SqliteSource = ReadOnlySqlite;
 
-/** Opens file read-only (immutable when no -wal is beside it: nothing is created next to it). */
-export async function openSqliteReadOnly(file: string): Promise<SqliteSource> {
-  const { default: sqlite3 } = await import('sqlite3');
-  const immutable = !existsSync(`${file}-wal`);
-  const uri = `file:${encodeURI(file).replace(/\?/g, '%3f').replace(/#/g, '%23')}?mode=ro${immutable ? '&immutable=1' : ''}`;
-  const db = await new Promise<Database>((resolve, reject) => {
-    const conn = new sqlite3.Database(uri, sqlite3.OPEN_READONLY | sqlite3.OPEN_URI, (err) => (err ? reject(err) : resolve(conn)));
-  });
-  db.configure('busyTimeout', 5000);
-  await run(db, 'PRAGMA query_only=ON');
-  let closed = false;
-  return {
-    file,
-    db,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (closed) return resolve();
-        closed = true;
-        db.close(() => resolve());
-      }),
-  };
-}
+export { openSqliteReadOnly };
 
 /** The service database of dataDir, or null when there is none. */
 export async function openServiceSource(dataDir: string): Promise<SqliteSource | null> {

@@ -3,23 +3,13 @@ import path from 'node:path';
 import type { Database } from 'sqlite3';
 import { CAPTURE_STORE_FILE } from '../../db/capture-store/layout.ts';
 import { DB_FILE } from '../../db/file.ts';
+import { openSqliteReadOnly } from '../../db/sqlite-read-only.ts';
 import { MIGRATION_NAMES } from '../../db/migrations/names.ts';
 import { errorText, fail, ok, warn, type Finding } from './finding.ts';
 
-/**
- * Opens the database read-only, writing nothing in data_dir: with no `-wal` file (no rigd serve
- * running, last close clean) the file is all there is, so it is read as immutable (no `-shm`, no
- * locks); with a `-wal` (a running serve, or a crash) it is opened read-only next to it.
- */
+/** The file read-only, writing nothing in data_dir (db/sqlite-read-only.ts). */
 async function openReadOnly(file: string): Promise<Database> {
-  const { default: sqlite3 } = await import('sqlite3');
-  const immutable = !existsSync(`${file}-wal`);
-  const uri = `file:${encodeURI(file).replace(/\?/g, '%3f').replace(/#/g, '%23')}?mode=ro${immutable ? '&immutable=1' : ''}`;
-  const db = await new Promise<Database>((resolve, reject) => {
-    const conn = new sqlite3.Database(uri, sqlite3.OPEN_READONLY | sqlite3.OPEN_URI, (err) => (err ? reject(err) : resolve(conn)));
-  });
-  db.configure('busyTimeout', 5000);
-  return db;
+  return (await openSqliteReadOnly(file)).db;
 }
 
 function all<T>(db: Database, sql: string): Promise<T[]> {
