@@ -57,6 +57,8 @@ export interface Config {
     job_timeout_ms: number;
     /** Most bytes per second one ingest job reads from storage; 0 = no limit. */
     read_bytes_per_s: number;
+    /** Seconds a job's lease lasts without a heartbeat; another node reclaims the job after it. */
+    lease_s: number;
   };
   rigs: { online_after_s: number; offline_after_s: number; history_retention_days: number };
   auth: {
@@ -79,6 +81,14 @@ export interface Config {
   page: {
     /** XYZ tile URL template for the map pages; empty: markers on a plain graticule, no network. */
     map_tiles_url: string;
+  };
+  cluster: {
+    /** This node's name among the nodes sharing one PostgreSQL database; empty: "<hostname>:<server.port>". */
+    instance_id: string;
+    /** The deployment is one node: allows the embedded store with a PostgreSQL database. */
+    single_node: boolean;
+    /** Seconds between a node's heartbeats; a node silent for three of them is not live. */
+    heartbeat_s: number;
   };
 }
 
@@ -133,6 +143,7 @@ export const configSchema = Joi.object<Config>({
     auto_enqueue: Joi.boolean().default(true),
     job_timeout_ms: positiveInt.max(24 * 3600 * 1000).default(10 * 60 * 1000),
     read_bytes_per_s: Joi.number().integer().min(0).max(10 * 1024 ** 3).default(0),
+    lease_s: positiveInt.max(3600).default(30),
   }).default(),
   rigs: Joi.object({
     online_after_s: positiveInt.max(30 * 86400).default(300),
@@ -154,6 +165,15 @@ export const configSchema = Joi.object<Config>({
   }).default(),
   page: Joi.object({
     map_tiles_url: tileUrlTemplate('https://tiles.example/{z}/{x}/{y}.png').allow('').default(''),
+  }).default(),
+  cluster: Joi.object({
+    instance_id: Joi.string()
+      .allow('')
+      .max(64)
+      .pattern(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'letters, digits, ".", "_", ":" and "-"')
+      .default(''),
+    single_node: Joi.boolean().default(false),
+    heartbeat_s: positiveInt.max(300).default(5),
   }).default(),
 })
   .default()
