@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/schema.ts';
 import type { Reader } from '../db/reader.ts';
+import { passwordOf } from '../db/database-url.ts';
+import { maskInFailures } from './fail.ts';
 
 export interface GlobalOptions {
   config?: string;
@@ -41,14 +43,21 @@ export async function configFor(cmd: Command, overrides?: Record<string, unknown
   const { cachedConfig, rememberConfig } = await import('../config/cache.ts');
   const cached = cachedConfig(request);
   if (cached) {
+    maskConfigSecrets(cached);
     await noteDataDir(cached.data_dir);
     return Object.freeze(cached);
   }
   const { loadConfig } = await import('../config/load.ts');
   const { config } = loadConfig(request);
   rememberConfig(request, config);
+  maskConfigSecrets(config);
   await noteDataDir(config.data_dir);
   return config;
+}
+
+/** No failure line of this command shows the config's secrets, wherever they were set. */
+function maskConfigSecrets(config: Readonly<Config>): void {
+  maskInFailures(passwordOf(config.database.url), config.storage.minio.secret_key, config.ingest.webhook_token, config.server.cookie_secret);
 }
 
 /** Opens the app for the length of one command and always closes it. */

@@ -11,6 +11,17 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** Secrets of the loaded config (and the environment's database URL password), masked in any failure line. */
+const secrets = new Set<string>();
+
+/**
+ * Remembers secrets that no failure line may show, whatever their source (config file, env file,
+ * environment): the database URL's password, storage keys, tokens. Called once the config loads.
+ */
+export function maskInFailures(...values: (string | undefined)[]): void {
+  for (const v of values) if (v && v.length >= 4) secrets.add(v);
+}
+
 function firstLine(text: string): string {
   return text.split('\n')[0];
 }
@@ -63,7 +74,7 @@ export function reportFailure(err: unknown, write: (line: string) => void = (l) 
     write(`rigd: database: ${sqlite}\n`);
     return EXIT.failure;
   }
-  // Whatever it is, a database URL's password in it is masked.
-  write(`rigd: unexpected error: ${redactText(e?.stack ?? String(err), passwordOf(process.env.RIGD_DATABASE_URL ?? ''))}\n`);
+  // Whatever it is, a database URL's password and the config's secrets in it are masked.
+  write(`rigd: unexpected error: ${redactText(e?.stack ?? String(err), passwordOf(process.env.RIGD_DATABASE_URL ?? ''), ...secrets)}\n`);
   return EXIT.failure;
 }
