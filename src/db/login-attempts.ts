@@ -14,6 +14,7 @@
  */
 import { QueryTypes, type Transaction } from 'sequelize';
 import type { Database } from './index.ts';
+import { WritePath } from './write-path.ts';
 
 /** Advisory lock classes (two-key form, first key): "rigl" and "rigc" as 32-bit numbers. */
 const LOGIN_LOCK_CLASS = 0x7269676c;
@@ -33,6 +34,23 @@ export type Reserved = { id: number; atMs: number } | { waitMs: number; atMs: nu
 
 function pg(db: Database): boolean {
   return db.dialect.name === 'postgres';
+}
+
+/** Throttle transactions at once per process on PostgreSQL (connections of the pool they may hold). */
+const THROTTLE_WRITERS = 2;
+const throttleWrites = new WeakMap<Database, WritePath>();
+
+/**
+ * Runs fn in a write transaction. SQLite: through the one write path (BEGIN IMMEDIATE serialises
+ * every writer). PostgreSQL: on a write path of the throttle's own, so that a login storm (whose
+ * reservations from one client wait for each other's advisory lock) never holds the slots rig
+ * report batches commit in.
+ */
+function write<T>(db: Database, fn: (t: Transaction) => Promise<T>): Promise<T> {
+  if (!pg(db)) return db.writes.run(fn);
+  let path = throttleWrites.get(db);
+  if (!path) throttleWrites.set(db, (path = new WritePath(db.sequelize, { besideWrites: THROTTLE_WRITERS })));
+  return path.runBeside(fn);
 }
 
 /** The SQL for "now" and its parameters: the given time bound, else the database's clock on PostgreSQL, else the app's. */
@@ -75,38 +93,38 @@ export async function clientWait(db: Database, clientKey: string, perClient: num
  * limits, inserts this attempt, atomically with the count (see the file's comment).
  */
 export function reserveAttempt(db: Database, loginKey: string, clientKey: string, limits: AttemptLimits, atMs?: number): Promise<Reserved> {
-  return db.writes.runBeside(async (transaction) => {
-    if (pg(db)) {
-      await lock(db, transaction, LOGIN_LOCK_CLASS, loginKey);
-      await lock(db, transaction, CLIENT_LOCK_CLASS, clientKey);
-    }
+  return write(db, async (transaction) => {
+    const query = <T>(sql: string, replacements: unknown[]) =>
+      db.sequelize.query(sql, { replacements, type: QueryTypes.SELECT, transaction }) as Promise<T[]>;
+    // The login's lock, then the client's (target list order), whoever asks: no cycle between waiters.
+    if (pg(db)) await query('SELECT pg_advisory_xact_lock(?, hashtext(?)), pg_advisory_xact_lock(?, hashtext(?))', [LOGIN_LOCK_CLASS, loginKey, CLIENT_LOCK_CLASS, clientKey]);
     const [now, nowParams] = nowOf(db, atMs);
-    const sql = `SELECT n.now_ms AS now_ms, ${blockerSql('login_key')} AS login_at, ${blockerSql('client_key')} AS client_at FROM (SELECT ${now} AS now_ms) n`;
-    const [row] = (await db.sequelize.query(sql, {
-      replacements: [loginKey, limits.windowMs, limits.perLogin - 1, clientKey, limits.windowMs, limits.perClient - 1, ...nowParams],
-      type: QueryTypes.SELECT,
-      transaction,
-    })) as WaitRow[];
+    const counts = [loginKey, limits.windowMs, limits.perLogin - 1, clientKey, limits.windowMs, limits.perClient - 1, ...nowParams];
+    const waits = `SELECT n.now_ms AS now_ms, ${blockerSql('login_key')} AS login_at, ${blockerSql('client_key')} AS client_at FROM (SELECT ${now} AS now_ms) n`;
+    const [row] = pg(db)
+      ? // One round trip after the locks: count, and insert when both are under their limits.
+        await query<WaitRow & { id: number | null }>(
+          `WITH w AS (${waits}),
+           ins AS (INSERT INTO login_attempts (login_key, client_key, at_ms)
+                   SELECT ?, ?, w.now_ms FROM w WHERE w.login_at IS NULL AND w.client_at IS NULL RETURNING id)
+           SELECT w.now_ms, w.login_at, w.client_at, (SELECT id FROM ins) AS id FROM w`,
+          [...counts, loginKey, clientKey],
+        )
+      : await query<WaitRow & { id: number | null }>(`SELECT w.*, NULL AS id FROM (${waits}) w`, counts);
     const nowMs = Number(row!.now_ms);
     const waitMs = Math.max(waitFrom(row!.login_at, nowMs, limits.windowMs), waitFrom(row!.client_at, nowMs, limits.windowMs));
     if (waitMs > 0) return { waitMs, atMs: nowMs };
-    // The leading comment makes Sequelize's SQLite driver use all(), which keeps the RETURNING row.
-    const [inserted] = (await db.sequelize.query('/* reserve */ INSERT INTO login_attempts (login_key, client_key, at_ms) VALUES (?, ?, ?) RETURNING id', {
-      replacements: [loginKey, clientKey, nowMs],
-      type: QueryTypes.SELECT,
-      transaction,
-    })) as { id: number | string }[];
+    if (row!.id !== null && row!.id !== undefined) return { id: Number(row!.id), atMs: nowMs };
+    // SQLite: the write transaction is the only writer; the leading comment makes Sequelize's driver
+    // use all(), which keeps the RETURNING row.
+    const [inserted] = await query<{ id: number | string }>('/* reserve */ INSERT INTO login_attempts (login_key, client_key, at_ms) VALUES (?, ?, ?) RETURNING id', [loginKey, clientKey, nowMs]);
     return { id: Number(inserted!.id), atMs: nowMs };
   });
 }
 
-async function lock(db: Database, transaction: Transaction, lockClass: number, key: string): Promise<void> {
-  await db.sequelize.query('SELECT pg_advisory_xact_lock(?, hashtext(?))', { replacements: [lockClass, key], type: QueryTypes.SELECT, transaction });
-}
-
 /** The attempt was right: it is no failure, and its login's other attempts no longer count against the login. */
 export function succeedAttempt(db: Database, id: number, loginKey: string): Promise<void> {
-  return db.writes.runBeside(async (transaction) => {
+  return write(db, async (transaction) => {
     await db.sequelize.query('UPDATE login_attempts SET login_key = NULL WHERE login_key = ?', { replacements: [loginKey], transaction });
     await db.sequelize.query('DELETE FROM login_attempts WHERE id = ?', { replacements: [id], transaction });
   });
@@ -114,14 +132,14 @@ export function succeedAttempt(db: Database, id: number, loginKey: string): Prom
 
 /** The attempt had no verdict: it is not counted at all. */
 export function releaseAttempt(db: Database, id: number): Promise<void> {
-  return db.writes.runBeside(async (transaction) => {
+  return write(db, async (transaction) => {
     await db.sequelize.query('DELETE FROM login_attempts WHERE id = ?', { replacements: [id], transaction });
   });
 }
 
 /** Deletes the attempts made at or before beforeMs (out of every window): the table stays bounded. */
 export function pruneAttempts(db: Database, beforeMs: number): Promise<void> {
-  return db.writes.runBeside(async (transaction) => {
+  return write(db, async (transaction) => {
     await db.sequelize.query('DELETE FROM login_attempts WHERE at_ms <= ?', { replacements: [beforeMs], transaction });
   });
 }
