@@ -20,8 +20,11 @@ import { WritePath } from './write-path.ts';
 const LOGIN_LOCK_CLASS = 0x7269676c;
 const CLIENT_LOCK_CLASS = 0x72696763;
 
-/** Now in ms since the epoch, by the server's clock, as SQL on PostgreSQL. */
-const PG_NOW_MS = 'CAST(FLOOR(EXTRACT(EPOCH FROM now()) * 1000) AS bigint)';
+/**
+ * Now in ms since the epoch, by the server's clock, as SQL on PostgreSQL: the statement's start
+ * (not the transaction's, which is before the wait for the advisory locks).
+ */
+const PG_NOW_MS = 'CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS bigint)';
 
 export interface AttemptLimits {
   perLogin: number;
@@ -125,6 +128,8 @@ export function reserveAttempt(db: Database, loginKey: string, clientKey: string
 /** The attempt was right: it is no failure, and its login's other attempts no longer count against the login. */
 export function succeedAttempt(db: Database, id: number, loginKey: string): Promise<void> {
   return write(db, async (transaction) => {
+    // The login's lock (as reserve takes it first): successes of one login on several nodes take turns.
+    if (pg(db)) await db.sequelize.query('SELECT pg_advisory_xact_lock(?, hashtext(?))', { replacements: [LOGIN_LOCK_CLASS, loginKey], type: QueryTypes.SELECT, transaction });
     await db.sequelize.query('UPDATE login_attempts SET login_key = NULL WHERE login_key = ?', { replacements: [loginKey], transaction });
     await db.sequelize.query('DELETE FROM login_attempts WHERE id = ?', { replacements: [id], transaction });
   });
