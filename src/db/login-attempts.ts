@@ -32,8 +32,11 @@ export interface AttemptLimits {
   windowMs: number;
 }
 
-/** A reservation: the attempt's row, or how long to wait before the next attempt may pass. */
-export type Reserved = { id: number; atMs: number } | { waitMs: number; atMs: number };
+/**
+ * A reservation: the attempt's row, or how long to wait before the next attempt may pass (waitMs;
+ * clientWaitMs: the client's part of it, 0 when only the login is at its limit).
+ */
+export type Reserved = { id: number; atMs: number } | { waitMs: number; clientWaitMs: number; atMs: number };
 
 function pg(db: Database): boolean {
   return db.dialect.name === 'postgres';
@@ -79,16 +82,8 @@ function waitFrom(blocker: number | string | null | undefined, nowMs: number, wi
 
 interface WaitRow {
   now_ms: number | string;
+  login_at: number | string | null;
   client_at: number | string | null;
-  login_at?: number | string | null;
-}
-
-/** ms the client must wait before its next attempt (0: it may try); reads only. */
-export async function clientWait(db: Database, clientKey: string, perClient: number, windowMs: number, atMs?: number): Promise<number> {
-  const [now, nowParams] = nowOf(db, atMs);
-  const sql = `SELECT n.now_ms AS now_ms, ${blockerSql('client_key')} AS client_at FROM (SELECT ${now} AS now_ms) n`;
-  const [row] = await db.reader.all<WaitRow>(sql, [clientKey, windowMs, perClient - 1, ...nowParams]);
-  return waitFrom(row!.client_at, Number(row!.now_ms), windowMs);
 }
 
 /**
@@ -115,8 +110,9 @@ export function reserveAttempt(db: Database, loginKey: string, clientKey: string
         )
       : await query<WaitRow & { id: number | null }>(`SELECT w.*, NULL AS id FROM (${waits}) w`, counts);
     const nowMs = Number(row!.now_ms);
-    const waitMs = Math.max(waitFrom(row!.login_at, nowMs, limits.windowMs), waitFrom(row!.client_at, nowMs, limits.windowMs));
-    if (waitMs > 0) return { waitMs, atMs: nowMs };
+    const clientWaitMs = waitFrom(row!.client_at, nowMs, limits.windowMs);
+    const waitMs = Math.max(waitFrom(row!.login_at, nowMs, limits.windowMs), clientWaitMs);
+    if (waitMs > 0) return { waitMs, clientWaitMs, atMs: nowMs };
     if (row!.id !== null && row!.id !== undefined) return { id: Number(row!.id), atMs: nowMs };
     // SQLite: the write transaction is the only writer; the leading comment makes Sequelize's driver
     // use all(), which keeps the RETURNING row.

@@ -1,12 +1,14 @@
 import ipaddr from 'ipaddr.js';
 import type { Database } from '../../db/index.ts';
-import { clientWait, pruneAttempts, releaseAttempt, reserveAttempt, succeedAttempt, type AttemptLimits } from '../../db/login-attempts.ts';
+import { pruneAttempts, releaseAttempt, reserveAttempt, succeedAttempt, type AttemptLimits } from '../../db/login-attempts.ts';
 import { Throttled } from '../../errors.ts';
 
 export type ThrottleLimits = AttemptLimits;
 
 /** Prune attempts that left the window at most this often per process. */
 const PRUNE_EVERY_MS = 60_000;
+/** Most clients this process remembers as refused (the oldest are dropped past this). */
+const MAX_REFUSED_CLIENTS = 10_000;
 
 /**
  * One attempt, counted against its login and its client from the moment it was reserved, before
@@ -32,6 +34,12 @@ export interface Reservation {
  */
 export class LoginThrottle {
   #lastPrune = -Infinity;
+  /**
+   * Clients a reservation found at their limit, and until when (this process's clock): the cheap
+   * pre-check refuses them from memory, without the user lookup and the reservation. The database
+   * stays the judge: a client at its limit through attempts on another node is refused by reserve().
+   */
+  readonly #refused = new Map<string, number>();
 
   /** now: the clock (ms); by default the database's (PostgreSQL: the server's, shared by every node). */
   constructor(
@@ -40,16 +48,26 @@ export class LoginThrottle {
     private readonly now?: () => number,
   ) {}
 
-  /** Throws Throttled when the client is at its limit (cheap: one indexed read, reserves nothing). */
-  async checkClient(client: string): Promise<void> {
-    refuse(await clientWait(this.db, client, this.limits.perClient, this.limits.windowMs, this.now?.()));
+  /**
+   * Throws Throttled when a reservation of this process found the client at its limit and its
+   * wait is not over (cheap: memory only, reserves nothing; reserve() decides for the others).
+   */
+  checkClient(client: string): void {
+    const until = this.#refused.get(client);
+    if (until === undefined) return;
+    const waitMs = until - this.#clock();
+    if (waitMs > 0) refuse(waitMs);
+    else this.#refused.delete(client);
   }
 
   /** Throws Throttled when the login or the client is at its limit; otherwise counts the attempt. */
   async reserve(login: string, client: string): Promise<Reservation> {
     const reserved = await reserveAttempt(this.db, login, client, this.limits, this.now?.());
     this.#prune(reserved.atMs);
-    if ('waitMs' in reserved) refuse(reserved.waitMs);
+    if ('waitMs' in reserved) {
+      if (reserved.clientWaitMs > 0) this.#remember(client, reserved.clientWaitMs);
+      refuse(reserved.waitMs);
+    }
     const id = (reserved as { id: number }).id;
     let open = true;
     const end = (fn: () => Promise<void>) => async () => {
@@ -59,9 +77,20 @@ export class LoginThrottle {
     };
     return {
       fail: end(async () => undefined),
-      succeed: end(() => succeedAttempt(this.db, id, login)),
-      release: end(() => releaseAttempt(this.db, id)),
+      // Either gives the client a place back: the pre-check asks the database again.
+      succeed: end(() => succeedAttempt(this.db, id, login).finally(() => this.#refused.delete(client))),
+      release: end(() => releaseAttempt(this.db, id).finally(() => this.#refused.delete(client))),
     };
+  }
+
+  #clock(): number {
+    return this.now ? this.now() : Date.now();
+  }
+
+  #remember(client: string, waitMs: number): void {
+    this.#refused.delete(client);
+    this.#refused.set(client, this.#clock() + waitMs);
+    if (this.#refused.size > MAX_REFUSED_CLIENTS) this.#refused.delete(this.#refused.keys().next().value as string);
   }
 
   /** Drops attempts that left the window (at most once a minute; a failure only leaves rows for the next time). */

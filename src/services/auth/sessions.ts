@@ -32,7 +32,7 @@ export class SessionService {
    */
   async login(login: string, password: string, client: string): Promise<{ token: string; user: PublicUser; expiresAt: Date }> {
     const clientKey = throttleClientKey(client);
-    await this.throttle.checkClient(clientKey);
+    this.throttle.checkClient(clientKey);
     const user = await this.users.findByLogin(login);
     const attempt = await this.throttle.reserve(user ? `user:${user.id}` : `name:${login.toLowerCase()}`, clientKey);
     let ok: boolean;
