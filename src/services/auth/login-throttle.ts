@@ -77,7 +77,7 @@ export class LoginThrottle {
     };
     return {
       fail: end(async () => undefined),
-      // Either gives the client a place back: the pre-check asks the database again.
+      // Either gives the client a place back: the pre-check lets it through to reserve() again.
       succeed: end(() => succeedAttempt(this.db, id, login).finally(() => this.#refused.delete(client))),
       release: end(() => releaseAttempt(this.db, id).finally(() => this.#refused.delete(client))),
     };
