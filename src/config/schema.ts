@@ -181,5 +181,13 @@ export const configSchema = Joi.object<Config>({
     if (value.rigs.offline_after_s <= value.rigs.online_after_s) {
       throw new KeyedProblem('rigs.offline_after_s', value.rigs.offline_after_s, `is not greater than rigs.online_after_s (expected more than ${value.rigs.online_after_s})`);
     }
+    // Several nodes share one PostgreSQL database; objects on one node's disk are not seen by the others.
+    if (value.database.url !== '' && value.storage.driver === 'embedded' && !value.cluster.single_node) {
+      throw new KeyedProblem(
+        'storage.driver',
+        value.storage.driver,
+        "keeps objects on this node's disk, so it serves one node only (expected minio with database.url set, or cluster.single_node: true)",
+      );
+    }
     return value;
   });

@@ -1,7 +1,7 @@
 import Hapi from '@hapi/hapi';
 import type { Logger } from '../log.ts';
 import type { App } from '../services/app.ts';
-import { loadOrCreateSecret } from '../services/auth/secrets.ts';
+import { cookieSecret } from '../services/auth/secrets.ts';
 import { registerBodyLimit } from './ext/body-limit.ts';
 import { registerErrors } from './ext/errors.ts';
 import { registerHeaders } from './ext/headers.ts';
@@ -52,8 +52,8 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
   registerJsonDepth(server);
   // After the errors: it marks the final answer.
   registerBodyLimit(server);
-  const cookieSecret = config.server.cookie_secret || loadOrCreateSecret(config.data_dir, 'cookie-secret');
-  await registerAuth(server, app, cookieSecret);
+  // PostgreSQL: one secret in the database for every node; SQLite: a file in data_dir.
+  await registerAuth(server, app, await cookieSecret(config, app.db));
   registerWebhookAuth(server, app);
   await registerViews(server);
   server.route(allRoutes(app));

@@ -76,7 +76,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     maxQueued: config.auth.max_queued_hashes,
   });
   const users = new UserService(db, passwords);
-  const throttle = new LoginThrottle({
+  const throttle = new LoginThrottle(db, {
     perLogin: config.auth.max_failures_per_login,
     perClient: config.auth.max_failures_per_client,
     windowMs: config.auth.failure_window_s * 1000,

@@ -94,6 +94,9 @@ test('a SQLite install moves to PostgreSQL: everything is found through the API 
   t.notOk(c.schema_migrations, 'schema_migrations is the target\'s own (migrated, not copied)');
   t.match(copy.stdout, /database:\n {2}url: "postgres:\/\/postgres:\*\*\*@[^"]+"\n/, 'the config change, password masked');
   t.match(copy.stdout, /RIGD_DATABASE_URL=postgres:\/\/postgres:\*\*\*@/, 'and the environment variable');
+  t.match(copy.stdout, /\ncluster:\n {2}single_node: true\n/, 'the embedded store: cluster.single_node: true in the config change');
+  t.match(copy.stdout, / and RIGD_CLUSTER_SINGLE_NODE=true\n/, 'and in the environment');
+  t.match(copy.stdout, /serves one node only;\nto run several nodes, move the objects to MinIO and set storage\.driver: minio instead\./, 'and why, with the way to several nodes');
   t.match(copy.stdout, /SQLite files .* are left untouched/, 'says the SQLite file is left as it was');
   t.notOk((copy.stdout + copy.stderr).includes(SECRET), 'the password is never printed');
 
@@ -235,6 +238,6 @@ test('--json: the same counts as JSON, the target masked', async (t) => {
   t.equal(out.ok, true);
   t.match(out.target, /^postgres:\/\/postgres:\*\*\*@/, 'the target, password masked');
   t.deepEqual(out.tables.find((r) => r.table === 'users'), { table: 'users', source: 1, target: 1, ok: true }, 'a row per table');
-  t.deepEqual(out.tables.map((r) => r.table).sort(), ['captures', 'jobs', 'rig_reports', 'rigs', 'sessions', 'uploads', 'users'], 'every table the migrations make');
+  t.deepEqual(out.tables.map((r) => r.table).sort(), ['captures', 'jobs', 'login_attempts', 'rig_reports', 'rigs', 'secrets', 'sessions', 'uploads', 'users'], 'every table the migrations make');
   t.notOk(res.stdout.includes(SECRET), 'no password');
 });

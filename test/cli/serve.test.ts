@@ -7,6 +7,12 @@ import { rigd, serveProcess } from '../helpers/cli.ts';
 import { databaseUrlFor, onPostgres } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
+/** The session cookie's secret rigd generated: data_dir's file on SQLite, the secrets row on PostgreSQL. */
+function storedCookieSecret(dir: string): string {
+  if (!onPostgres) return readFileSync(path.join(dir, 'cookie-secret'), 'utf8');
+  return execFileSync('psql', ['-qAtX', databaseUrlFor(dir), '-c', "SELECT value FROM secrets WHERE name = 'cookie-secret'"], { encoding: 'utf8' }).trim();
+}
+
 test('rigd serve: migrates a fresh data_dir, prints its address and a first-user hint', async (t) => {
   const dir = path.join(tmpDir(), 'data');
   const server = await serveProcess({ RIGD_DATA_DIR: dir });
@@ -18,8 +24,13 @@ test('rigd serve: migrates a fresh data_dir, prints its address and a first-user
       t.ok(Number(applied) > 0, `database migrated (${applied} migrations)`);
     } else t.ok(existsSync(path.join(dir, 'rigd.sqlite')), 'database created');
     const secret = path.join(dir, 'cookie-secret');
-    t.ok(existsSync(secret), 'cookie secret generated into data_dir');
-    t.equal(statSync(secret).mode & 0o777, 0o600, 'cookie secret is private');
+    if (onPostgres) {
+      t.ok(storedCookieSecret(dir).length >= 32, 'cookie secret generated into the database (shared by every node)');
+      t.notOk(existsSync(secret), 'and not into data_dir');
+    } else {
+      t.ok(existsSync(secret), 'cookie secret generated into data_dir');
+      t.equal(statSync(secret).mode & 0o777, 0o600, 'cookie secret is private');
+    }
     const res = await http(`${server.url}/api/v1/sessions`, { json: { login: 'nobody', password: 'x' } });
     t.equal(res.status, 401, 'serves the API');
   } finally {
@@ -35,7 +46,7 @@ test('settings survive a restart; the cookie secret is reused; SIGTERM exits 0',
   const token = login.json().token;
   const put = await http(`${first.url}/api/v1/users/1`, { method: 'PUT', json: { user: { rig_ui_settings: { kept: true } } }, headers: { authorization: token } });
   t.equal(put.status, 200);
-  const secret = readFileSync(path.join(env.RIGD_DATA_DIR, 'cookie-secret'), 'utf8');
+  const secret = storedCookieSecret(env.RIGD_DATA_DIR);
   t.equal(await first.stop('SIGTERM'), 0, 'SIGTERM: exit 0');
 
   const second = await serveProcess(env);
@@ -44,7 +55,7 @@ test('settings survive a restart; the cookie secret is reused; SIGTERM exits 0',
     t.deepEqual(again.json().data.user.rig_ui_settings, { kept: true }, 'settings survived the restart');
     const reuse = await http(`${second.url}/api/v1/users/1`, { method: 'PUT', json: { user: { rig_ui_settings: 2 } }, headers: { authorization: token } });
     t.equal(reuse.status, 200, 'a token from before the restart still works');
-    t.equal(readFileSync(path.join(env.RIGD_DATA_DIR, 'cookie-secret'), 'utf8'), secret, 'same cookie secret');
+    t.equal(storedCookieSecret(env.RIGD_DATA_DIR), secret, 'same cookie secret');
     t.doesNotMatch(second.output(), /no users yet/, 'no first-user hint once a user exists');
   } finally {
     t.equal(await second.stop(), 0);

@@ -55,7 +55,7 @@ test('a bad database.url is one config line naming the key, the password masked'
   t.ok(err, 'refused at load');
   t.match(err?.message ?? '', /^config: database\.url: "mysql:\/\/rigd:\*\*\*@db\/rigd" has scheme mysql .*\(from RIGD_DATABASE_URL\)$/, err?.message);
   t.doesNotMatch(err?.message ?? '', new RegExp(PASSWORD), 'no password');
-  const ok = loadConfig({ env: { RIGD_DATABASE_URL: 'postgres://rigd@db.example/rigd' }, overrides: { data_dir: tmpDir() } }).config;
+  const ok = loadConfig({ env: { RIGD_DATABASE_URL: 'postgres://rigd@db.example/rigd', RIGD_STORAGE_DRIVER: 'minio' }, overrides: { data_dir: tmpDir() } }).config;
   t.equal(ok.database.url, 'postgres://rigd@db.example/rigd', 'RIGD_DATABASE_URL sets database.url');
   t.equal(loadConfig({ env: {}, overrides: { data_dir: tmpDir() } }).config.database.url, '', 'default: empty (SQLite)');
   t.end();

@@ -19,7 +19,10 @@ export function rigdEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   // that file names its database too, see envFileDatabaseLine).
   const url = env.RIGD_DATA_DIR ? databaseUrlFor(env.RIGD_DATA_DIR) : env.RIGD_ENV_FILE ? undefined : process.env.RIGD_DATABASE_URL;
   const database = url ? { RIGD_DATABASE_URL: url } : {};
-  return { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn', ...database, ...env };
+  const merged: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn', ...database, ...env };
+  // With a database.url the embedded store is for one node only: the tests' nodes say so (unless the test does).
+  if (merged.RIGD_DATABASE_URL && merged.RIGD_CLUSTER_SINGLE_NODE === undefined) merged.RIGD_CLUSTER_SINGLE_NODE = 'true';
+  return merged;
 }
 
 /** A user to run the child as (the test runs as root): uid and gid, set with setpriv. */

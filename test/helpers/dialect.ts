@@ -78,17 +78,17 @@ export function hasDatabase(dataDir: string): boolean {
   return Number(execFileSync('psql', ['-qAtX', databaseUrlFor(dataDir), '-c', 'SELECT count(*) FROM schema_migrations'], { encoding: 'utf8' }).trim()) > 0;
 }
 
-/** The env-file line naming a data_dir's database ('' on SQLite: it is in data_dir). */
+/** The env-file lines naming a data_dir's database and saying one node ('' on SQLite: it is in data_dir). */
 export function envFileDatabaseLine(dataDir: string): string {
   const url = databaseUrlFor(dataDir);
-  return url ? `RIGD_DATABASE_URL=${url}\n` : '';
+  return url ? `RIGD_DATABASE_URL=${url}\nRIGD_CLUSTER_SINGLE_NODE=true\n` : '';
 }
 
 /**
  * For a shell command line (tmux, whose server keeps the environment of whoever started it: put
- * `-u RIGD_DATABASE_URL` before): `RIGD_DATABASE_URL='...'` naming a data_dir's database, or ''.
+ * `-u RIGD_DATABASE_URL` before): `RIGD_DATABASE_URL='...' RIGD_CLUSTER_SINGLE_NODE=true` naming a data_dir's database, or ''.
  */
 export function databaseEnvWord(dataDir: string): string {
   const url = databaseUrlFor(dataDir);
-  return url ? `RIGD_DATABASE_URL='${url}'` : '';
+  return url ? `RIGD_DATABASE_URL='${url}' RIGD_CLUSTER_SINGLE_NODE=true` : '';
 }

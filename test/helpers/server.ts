@@ -1,6 +1,7 @@
 import type { Server } from '@hapi/hapi';
 import { loadConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
+import { isPostgresUrl } from '../../src/db/database-url.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createServer } from '../../src/server/server.ts';
 import { openApp, type App } from '../../src/services/app.ts';
@@ -22,10 +23,18 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unk
 export function testConfig(overrides: DeepPartial<Config> = {}): Readonly<Config> {
   const { auth, ...rest } = overrides;
   const dataDir = rest.data_dir ?? tmpDir();
+  const url = rest.database?.url ?? databaseUrlFor(dataDir);
   return loadConfig({
     env: {},
-    // database.url: under npm run test:pg, the data_dir's own PostgreSQL database.
-    overrides: { database: { url: databaseUrlFor(dataDir) }, ...rest, data_dir: dataDir, auth: { bcrypt_cost: 4, ...auth } } as Record<string, unknown>,
+    // database.url: under npm run test:pg, the data_dir's own PostgreSQL database; there the
+    // embedded store is allowed for one node only (cluster.single_node, as test/run.mjs sets).
+    overrides: {
+      database: { url },
+      ...rest,
+      cluster: { single_node: isPostgresUrl(url), ...rest.cluster },
+      data_dir: dataDir,
+      auth: { bcrypt_cost: 4, ...auth },
+    } as Record<string, unknown>,
   }).config;
 }
 

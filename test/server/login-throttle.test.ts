@@ -2,9 +2,11 @@
 // user whatever name the body gives, and per client as the VPN rule sees it (X-Forwarded-For only
 // from a trusted proxy). Real HTTP over sockets; the proxy test uses network namespaces.
 import test from 'tape';
+import { databaseUrlFor, onPostgres } from '../helpers/dialect.ts';
 import { http, type HttpResponse } from '../helpers/http.ts';
 import { createHosts } from '../helpers/netns.ts';
 import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
+import { tmpDir } from '../helpers/tmp.ts';
 
 const login = (s: TestServer, body: object) => http(`${s.url}/api/v1/sessions`, { json: body });
 const statuses = (answers: HttpResponse[]) =>
@@ -71,6 +73,26 @@ test('a right password is not a failure: it gives back its client reservation an
     t.equal((await login(s, { login: 'ana', password: ana.password })).status, 429, 'client at its limit: 429');
   } finally {
     await s.close();
+  }
+});
+
+test('two servers on one database share one window: 60 wrong passwords split over both give 5 x 401 in all', async (t) => {
+  const auth = { max_failures_per_login: 5, max_failures_per_client: 1000, failure_window_s: 600 };
+  const dir = tmpDir();
+  // On PostgreSQL the second server has a data_dir of its own (another host), on the same database.
+  const one = await startServer({ data_dir: dir, auth });
+  const two = await startServer({ data_dir: onPostgres ? tmpDir() : dir, database: { url: databaseUrlFor(dir) }, auth });
+  try {
+    const ana = await userWithToken(one, 'ana');
+    const before = one.app.passwords.stats().started + two.app.passwords.stats().started;
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => login(i % 2 ? one : two, { login: 'ana', password: 'wrong-password' })));
+    t.deepEqual(statuses(answers), { 401: 5, 429: 55 }, '5 x 401, 55 x 429 over both servers');
+    t.equal(one.app.passwords.stats().started + two.app.passwords.stats().started - before, 5, 'bcrypt ran 5 times on the two together');
+    t.equal((await login(one, { login: 'ana', password: ana.password })).status, 429, 'the right password is refused on the first');
+    t.equal((await login(two, { login: 'ana', password: ana.password })).status, 429, 'and on the second');
+  } finally {
+    await two.close();
+    await one.close();
   }
 });
 

@@ -62,14 +62,23 @@ export async function dbCopyCommand(opts: { to: string; json?: boolean }, cmd: C
     throw new CopyFailed(`row counts differ in ${bad.join(', ')}: do not switch to ${shown}; drop and recreate that database, then copy again`);
   }
   if (!opts.json) {
+    // With database.url set, the embedded store is allowed for one node only (cluster.single_node).
+    const embedded = config.storage.driver === 'embedded';
     printLines(
       '',
       `copied to ${shown}; the SQLite files in ${config.data_dir} are left untouched.`,
       'To run on PostgreSQL, stop here and set in the config file:',
       'database:',
       `  url: "${shown}"`,
-      `or in the environment (e.g. /etc/rigd/env): RIGD_DATABASE_URL=${shown}`,
+      ...(embedded ? ['cluster:', '  single_node: true'] : []),
+      `or in the environment (e.g. /etc/rigd/env): RIGD_DATABASE_URL=${shown}${embedded ? ' and RIGD_CLUSTER_SINGLE_NODE=true' : ''}`,
       '(put the real password where *** stands), then start rigd serve.',
+      ...(embedded
+        ? [
+            "cluster.single_node: storage.driver is embedded, which keeps objects on this node's disk and so serves one node only;",
+            'to run several nodes, move the objects to MinIO and set storage.driver: minio instead.',
+          ]
+        : []),
     );
   }
 }

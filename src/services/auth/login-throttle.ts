@@ -1,117 +1,110 @@
 import ipaddr from 'ipaddr.js';
+import type { Database } from '../../db/index.ts';
+import { pruneAttempts, releaseAttempt, reserveAttempt, succeedAttempt, type AttemptLimits } from '../../db/login-attempts.ts';
 import { Throttled } from '../../errors.ts';
 
-export interface ThrottleLimits {
-  perLogin: number;
-  perClient: number;
-  windowMs: number;
-}
+export type ThrottleLimits = AttemptLimits;
 
-/** Most keys remembered per dimension; the oldest are dropped past this (memory stays bounded). */
-const MAX_KEYS = 10_000;
+/** Prune attempts that left the window at most this often per process. */
+const PRUNE_EVERY_MS = 60_000;
+/** Most clients this process remembers as refused (the oldest are dropped past this). */
+const MAX_REFUSED_CLIENTS = 10_000;
 
 /**
  * One attempt, counted against its login and its client from the moment it was reserved, before
- * the password is hashed. Exactly one of the three ends it.
+ * the password is hashed. Exactly one of the three ends it (later calls do nothing).
  */
 export interface Reservation {
   /** The password was wrong: the attempt stays counted as a failure. */
-  fail(): void;
+  fail(): Promise<void>;
   /** The password was right: this attempt is no failure, and the login's failures are forgotten. */
-  succeed(): void;
+  succeed(): Promise<void>;
   /** No verdict (the hash pool was full, the database failed): the attempt is not counted. */
-  release(): void;
+  release(): Promise<void>;
 }
 
 /**
  * Counts login attempts per login key and per client key in a sliding window. An attempt is
- * reserved (counted) before its password is hashed, in one synchronous step with the check, so
+ * reserved (counted) before its password is hashed, in one atomic step with the check, so
  * concurrent attempts cannot all pass a check made before any of them failed: at most `perLogin`
  * attempts per login and `perClient` per client reach the hash per window. A right password
  * takes its attempt back.
- * Kept in memory: one rigd process serves the gateway, and a restart forgetting failures only
- * gives an attacker one more window.
+ * The attempts live in the database (src/db/login-attempts.ts): every rigd process on it, on any
+ * host, shares one count per login and per client, and a restart forgets nothing.
  */
 export class LoginThrottle {
-  readonly #byLogin = new Map<string, number[]>();
-  readonly #byClient = new Map<string, number[]>();
+  #lastPrune = -Infinity;
+  /**
+   * Clients a reservation found at their limit, and until when (this process's clock): the cheap
+   * pre-check refuses them from memory, without the user lookup and the reservation. The database
+   * stays the judge: a client at its limit through attempts on another node is refused by reserve().
+   */
+  readonly #refused = new Map<string, number>();
 
+  /** now: the clock (ms); by default the database's (PostgreSQL: the server's, shared by every node). */
   constructor(
+    private readonly db: Database,
     private readonly limits: ThrottleLimits,
-    private readonly now: () => number = Date.now,
+    private readonly now?: () => number,
   ) {}
 
-  /** Throws Throttled when the client is at its limit (cheap, reserves nothing). */
+  /**
+   * Throws Throttled when a reservation of this process found the client at its limit and its
+   * wait is not over (cheap: memory only, reserves nothing; reserve() decides for the others).
+   */
   checkClient(client: string): void {
-    const t = this.now();
-    this.#refuse(this.#wait(this.#byClient, client, this.limits.perClient, t));
+    const until = this.#refused.get(client);
+    if (until === undefined) return;
+    const waitMs = until - this.#clock();
+    if (waitMs > 0) refuse(waitMs);
+    else this.#refused.delete(client);
   }
 
   /** Throws Throttled when the login or the client is at its limit; otherwise counts the attempt. */
-  reserve(login: string, client: string): Reservation {
-    const t = this.now();
-    this.#refuse(
-      Math.max(
-        this.#wait(this.#byLogin, login, this.limits.perLogin, t),
-        this.#wait(this.#byClient, client, this.limits.perClient, t),
-      ),
-    );
-    this.#push(this.#byLogin, login, t);
-    this.#push(this.#byClient, client, t);
+  async reserve(login: string, client: string): Promise<Reservation> {
+    const reserved = await reserveAttempt(this.db, login, client, this.limits, this.now?.());
+    this.#prune(reserved.atMs);
+    if ('waitMs' in reserved) {
+      if (reserved.clientWaitMs > 0) this.#remember(client, reserved.clientWaitMs);
+      refuse(reserved.waitMs);
+    }
+    const id = (reserved as { id: number }).id;
     let open = true;
-    const end = (fn: () => void) => () => {
+    const end = (fn: () => Promise<void>) => async () => {
       if (!open) return;
       open = false;
-      fn();
+      await fn();
     };
     return {
-      fail: end(() => undefined),
-      succeed: end(() => {
-        this.#byLogin.delete(login);
-        this.#take(this.#byClient, client, t);
-      }),
-      release: end(() => {
-        this.#take(this.#byLogin, login, t);
-        this.#take(this.#byClient, client, t);
-      }),
+      fail: end(async () => undefined),
+      // Either gives the client a place back: the pre-check lets it through to reserve() again.
+      succeed: end(() => succeedAttempt(this.db, id, login).finally(() => this.#refused.delete(client))),
+      release: end(() => releaseAttempt(this.db, id).finally(() => this.#refused.delete(client))),
     };
   }
 
-  #refuse(waitMs: number): void {
-    if (waitMs <= 0) return;
-    const seconds = Math.ceil(waitMs / 1000);
-    throw new Throttled(`too many failed logins; try again in ${seconds} s`, seconds);
+  #clock(): number {
+    return this.now ? this.now() : Date.now();
   }
 
-  #recent(map: Map<string, number[]>, key: string, t: number): number[] {
-    const list = (map.get(key) ?? []).filter((at) => at > t - this.limits.windowMs);
-    if (list.length) map.set(key, list);
-    else map.delete(key);
-    return list;
+  #remember(client: string, waitMs: number): void {
+    this.#refused.delete(client);
+    this.#refused.set(client, this.#clock() + waitMs);
+    if (this.#refused.size > MAX_REFUSED_CLIENTS) this.#refused.delete(this.#refused.keys().next().value as string);
   }
 
-  #wait(map: Map<string, number[]>, key: string, limit: number, t: number): number {
-    const list = this.#recent(map, key, t);
-    if (list.length < limit) return 0;
-    return Math.max(1, list[list.length - limit] + this.limits.windowMs - t);
+  /** Drops attempts that left the window (at most once a minute; a failure only leaves rows for the next time). */
+  #prune(nowMs: number): void {
+    if (nowMs - this.#lastPrune < PRUNE_EVERY_MS && nowMs >= this.#lastPrune) return;
+    this.#lastPrune = nowMs;
+    void pruneAttempts(this.db, nowMs - this.limits.windowMs).catch(() => undefined);
   }
+}
 
-  #push(map: Map<string, number[]>, key: string, t: number): void {
-    const list = this.#recent(map, key, t);
-    list.push(t);
-    map.delete(key);
-    map.set(key, list);
-    if (map.size > MAX_KEYS) map.delete(map.keys().next().value as string);
-  }
-
-  /** Takes one attempt made at `t` back (it may already have left the window). */
-  #take(map: Map<string, number[]>, key: string, t: number): void {
-    const list = map.get(key);
-    const at = list?.lastIndexOf(t) ?? -1;
-    if (!list || at < 0) return;
-    list.splice(at, 1);
-    if (!list.length) map.delete(key);
-  }
+function refuse(waitMs: number): void {
+  if (waitMs <= 0) return;
+  const seconds = Math.ceil(waitMs / 1000);
+  throw new Throttled(`too many failed logins; try again in ${seconds} s`, seconds);
 }
 
 /**

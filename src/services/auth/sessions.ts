@@ -34,19 +34,19 @@ export class SessionService {
     const clientKey = throttleClientKey(client);
     this.throttle.checkClient(clientKey);
     const user = await this.users.findByLogin(login);
-    const attempt = this.throttle.reserve(user ? `user:${user.id}` : `name:${login.toLowerCase()}`, clientKey);
+    const attempt = await this.throttle.reserve(user ? `user:${user.id}` : `name:${login.toLowerCase()}`, clientKey);
     let ok: boolean;
     try {
       ok = user ? await this.passwords.verify(password, user.password_hash) : await this.passwords.burn().then(() => false);
     } catch (err) {
-      attempt.release();
+      await attempt.release().catch(() => undefined);
       throw err;
     }
     if (!user || !ok) {
-      attempt.fail();
+      await attempt.fail();
       throw new Unauthenticated('invalid_credentials', 'wrong login or password');
     }
-    attempt.succeed();
+    await attempt.succeed();
     const token = newToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);

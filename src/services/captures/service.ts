@@ -3,8 +3,9 @@
  * over or a notice names the object, and queued for ingestion by enqueueing its job. The capture
  * row and its job commit in one write transaction; the capture's run state is its job's.
  */
-import { Op, UniqueConstraintError, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
+import { captureOnce } from '../../db/capture-rows.ts';
 import type { Database } from '../../db/index.ts';
 import { CAPTURE_STATES, captureState, jobStateOf, type Capture, type CaptureState } from '../../db/models/capture.ts';
 import type { Job } from '../../db/models/job.ts';
@@ -124,32 +125,24 @@ export class CaptureService {
 
   /**
    * Inserts or finds the capture of one object version and enqueues its job as `want` says, in one
-   * write transaction. Two inserts of one version (another process got there first) end on the same
-   * row: the loser's unique-index error is answered by finding the winner's.
+   * write transaction. Inserts of one version at once (duplicate notices on several nodes) end on the
+   * same row, without an error: the insert does nothing when the version exists, and the row is
+   * read locked, so only one of them sees it without a job and enqueues (src/db/capture-rows.ts).
    */
   async #settle(version: Version, origin: Origin, want: Want): Promise<Queued> {
-    const attempt = () => this.db.writes.run((transaction) => this.#settleIn(transaction, version, origin, want));
-    let result;
-    try {
-      result = await attempt();
-    } catch (err) {
-      if (!(err instanceof UniqueConstraintError)) throw err;
-      result = await attempt();
-    }
+    const result = await this.db.writes.run((transaction) => this.#settleIn(transaction, version, origin, want));
     const capture = captureView(result.row, result.job, this.storage.objectUrl(result.row.key));
     return { capture, queued: ON_ITS_WAY.includes(capture.state), enqueued: result.enqueued, created: result.created };
   }
 
   async #settleIn(transaction: Transaction, v: Version, origin: Origin, want: Want) {
-    const { Capture, Job } = this.db.models;
+    const { Job } = this.db.models;
     const bucket = this.storage.bucket;
-    const found = await Capture.findOne({ where: { bucket, key: v.key, etag: v.etag }, transaction });
-    const row =
-      found ??
-      (await Capture.create(
-        { bucket, key: v.key, etag: v.etag, size: v.size, rig_id: origin.rigId, project: origin.project, upload_id: origin.uploadId },
-        { transaction },
-      ));
+    const { row, created } = await captureOnce(
+      this.db,
+      { bucket, key: v.key, etag: v.etag, size: v.size, rig_id: origin.rigId, project: origin.project, upload_id: origin.uploadId },
+      transaction,
+    );
     let job: Job | null = row.job_id ? await Job.findByPk(row.job_id, { transaction }) : null;
     const state = captureState(job?.state);
     const queueNow = (want !== 'find' && state === 'uploaded') || (want === 'queue_or_retry' && state === 'failed');
@@ -158,7 +151,7 @@ export class CaptureService {
       await row.update({ job_id: info.id }, { transaction });
       job = await Job.findByPk(info.id, { transaction });
     }
-    return { row, job, created: !found, enqueued: queueNow };
+    return { row, job, created, enqueued: queueNow };
   }
 
   /** The upload that brought this version (else the latest of the key): its rig and project, else the rig's current project. */

@@ -1,17 +1,29 @@
-// LoginThrottle on its own, with a clock the test moves: reservations, their three endings, the
-// window, and the client keys.
+// LoginThrottle on its own, over a real database (SQLite file or PostgreSQL), with a clock the test
+// moves: reservations, their three endings, the window, concurrent reservations, two processes'
+// worth of throttles on one database, pruning, and the client keys.
 import test from 'tape';
+import { openDatabase, type Database } from '../../../src/db/index.ts';
 import { Throttled } from '../../../src/errors.ts';
 import { LoginThrottle, throttleClientKey } from '../../../src/services/auth/login-throttle.ts';
+import { withDb } from '../../helpers/dialect.ts';
+import { tmpDir } from '../../helpers/tmp.ts';
 
-function throttle(perLogin: number, perClient: number) {
-  const clock = { now: 1_000_000 };
-  return { clock, th: new LoginThrottle({ perLogin, perClient, windowMs: 60_000 }, () => clock.now) };
+const opened: Database[] = [];
+async function database(dataDir = tmpDir()): Promise<Database> {
+  const db = await openDatabase(...withDb(dataDir));
+  opened.push(db);
+  return db;
 }
 
-const refused = (fn: () => unknown): number | null => {
+async function throttle(perLogin: number, perClient: number, db?: Database) {
+  const clock = { now: 1_000_000 };
+  return { clock, th: new LoginThrottle(db ?? (await database()), { perLogin, perClient, windowMs: 60_000 }, () => clock.now) };
+}
+
+/** The Retry-After (s) fn is refused with, or null when it passes. */
+const refused = async (fn: () => unknown): Promise<number | null> => {
   try {
-    fn();
+    await fn();
     return null;
   } catch (err) {
     if (err instanceof Throttled) return err.retryAfterS;
@@ -19,45 +31,91 @@ const refused = (fn: () => unknown): number | null => {
   }
 };
 
-test('a reservation counts at once; release takes it back, fail keeps it, succeed clears the login', (t) => {
-  const { clock, th } = throttle(2, 100);
-  const a = th.reserve('user:1', 'c');
-  const b = th.reserve('user:1', 'c');
-  t.equal(refused(() => th.reserve('user:1', 'c')), 60, 'two in flight: the third is refused, Retry-After the window');
-  a.release();
+const rows = async (db: Database): Promise<number> => Number((await db.reader.all<{ n: number }>('SELECT count(*) AS n FROM login_attempts'))[0]!.n);
+
+test('a reservation counts at once; release takes it back, fail keeps it, succeed clears the login', async (t) => {
+  const { clock, th } = await throttle(2, 100);
+  const a = await th.reserve('user:1', 'c');
+  const b = await th.reserve('user:1', 'c');
+  t.equal(await refused(() => th.reserve('user:1', 'c')), 60, 'two in flight: the third is refused, Retry-After the window');
+  await a.release();
   let c = a;
-  t.doesNotThrow(() => (c = th.reserve('user:1', 'c')), 'a released attempt frees its place');
-  b.fail();
-  c.fail();
-  c.release();
-  t.ok(refused(() => th.reserve('user:1', 'c')), 'an attempt ends once: release after fail changes nothing');
+  t.equal(await refused(async () => (c = await th.reserve('user:1', 'c'))), null, 'a released attempt frees its place');
+  await b.fail();
+  await c.fail();
+  await c.release();
+  t.ok(await refused(() => th.reserve('user:1', 'c')), 'an attempt ends once: release after fail changes nothing');
   clock.now += 30_000;
-  t.equal(refused(() => th.reserve('user:1', 'c')), 30, 'Retry-After shrinks as the window slides');
+  t.equal(await refused(() => th.reserve('user:1', 'c')), 30, 'Retry-After shrinks as the window slides');
   clock.now += 30_001;
   let d = a;
-  t.doesNotThrow(() => (d = th.reserve('user:1', 'c')), 'failures leave the window');
-  th.reserve('user:1', 'c').fail();
-  d.succeed();
-  t.doesNotThrow(() => {
-    th.reserve('user:1', 'c');
-    th.reserve('user:1', 'c');
-  }, 'a success forgets the login\'s failures, its own and those before it');
-  t.end();
+  t.equal(await refused(async () => (d = await th.reserve('user:1', 'c'))), null, 'failures leave the window');
+  await (await th.reserve('user:1', 'c')).fail();
+  await d.succeed();
+  t.equal(
+    await refused(async () => {
+      await th.reserve('user:1', 'c');
+      await th.reserve('user:1', 'c');
+    }),
+    null,
+    "a success forgets the login's failures, its own and those before it",
+  );
 });
 
-test('the client dimension: a success gives back only its own reservation', (t) => {
-  const { th } = throttle(100, 3);
-  th.reserve('name:x', 'c').fail();
-  th.reserve('user:1', 'c').succeed();
-  th.reserve('user:1', 'c').succeed();
-  th.reserve('name:y', 'c').fail();
-  const last = th.reserve('name:z', 'c');
-  t.ok(refused(() => th.checkClient('c')), 'three failures: checkClient refuses');
-  t.ok(refused(() => th.reserve('user:1', 'c')), 'and so does reserve, for any login');
-  t.equal(refused(() => th.reserve('user:1', 'd')), null, 'another client is not affected');
-  last.release();
-  t.equal(refused(() => th.checkClient('c')), null, 'released: below the limit again');
-  t.end();
+test('the client dimension: a success gives back only its own reservation', async (t) => {
+  const { th } = await throttle(100, 3);
+  await (await th.reserve('name:x', 'c')).fail();
+  await (await th.reserve('user:1', 'c')).succeed();
+  await (await th.reserve('user:1', 'c')).succeed();
+  await (await th.reserve('name:y', 'c')).fail();
+  const last = await th.reserve('name:z', 'c');
+  t.equal(await refused(() => th.checkClient('c')), null, 'the pre-check has seen no refusal yet: the database decides');
+  t.ok(await refused(() => th.reserve('user:1', 'c')), 'two failures and one in flight: reserve refuses, for any login');
+  t.equal(await refused(() => th.checkClient('c')), 60, 'from then on the cheap pre-check refuses the client, Retry-After the window');
+  t.equal(await refused(() => th.reserve('user:1', 'd')), null, 'another client is not affected');
+  await last.release();
+  t.equal(await refused(() => th.checkClient('c')), null, 'released: the pre-check lets the client through again');
+  t.equal(await refused(() => th.reserve('user:3', 'c')), null, 'below the limit again');
+});
+
+test('50 reservations at once for one login: exactly the limit pass, the check and the count are one step', async (t) => {
+  const { th } = await throttle(5, 1000);
+  const outcomes = await Promise.all(Array.from({ length: 50 }, () => refused(() => th.reserve('user:7', 'c'))));
+  t.equal(outcomes.filter((o) => o === null).length, 5, '5 reserved');
+  t.equal(outcomes.filter((o) => o === 60).length, 45, '45 refused with Retry-After 60');
+});
+
+test('two throttles on one database (two rigd processes) share one window, at once and one after another', async (t) => {
+  const dataDir = tmpDir();
+  const [one, two] = [await database(dataDir), await database(dataDir)];
+  const a = await throttle(6, 1000, one);
+  const b = await throttle(6, 1000, two);
+  const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => refused(() => (i % 2 ? a : b).th.reserve('user:1', 'c'))));
+  t.equal(outcomes.filter((o) => o === null).length, 6, '40 at once split over both: 6 reserved in all');
+  t.ok(await refused(() => b.th.reserve('user:1', 'other-client')), 'the other one refuses the login too');
+  const ok = await a.th.reserve('user:2', 'd');
+  await ok.succeed();
+  for (let i = 0; i < 3; i++) await (await a.th.reserve('name:x', 'e')).fail();
+  const c = await throttle(100, 3, two);
+  t.ok(await refused(() => c.th.reserve('name:y', 'e')), "a client's failures on one are counted by the other");
+  t.ok(await refused(() => c.th.checkClient('e')), 'whose pre-check then refuses it too');
+});
+
+test('attempts that left the window are pruned: the table stays bounded', async (t) => {
+  const db = await database();
+  const { clock, th } = await throttle(1000, 1000, db);
+  for (let i = 0; i < 20; i++) await (await th.reserve(`name:n${i}`, `10.0.0.${i}`)).fail();
+  t.equal(await rows(db), 20, '20 failures, 20 rows');
+  clock.now += 60_001;
+  await (await th.reserve('name:late', 'c')).fail();
+  // The prune runs beside the reservation; it has run once the next write through the path ends.
+  await (await th.reserve('name:later', 'c')).fail();
+  let left = await rows(db);
+  for (let i = 0; i < 50 && left !== 2; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    left = await rows(db);
+  }
+  t.equal(left, 2, 'the 20 old rows are gone, the 2 in the window stay');
 });
 
 test('client keys: IPv4 as is (mapped or not), IPv6 by its /64', (t) => {
@@ -67,4 +125,9 @@ test('client keys: IPv4 as is (mapped or not), IPv6 by its /64', (t) => {
   t.notEqual(throttleClientKey('2001:db8:1:2::1'), throttleClientKey('2001:db8:1:3::1'), 'another /64, another key');
   t.equal(throttleClientKey('not an address'), 'peer:not an address');
   t.end();
+});
+
+test('teardown', async (t) => {
+  for (const db of opened) await db.close();
+  t.pass('closed');
 });
