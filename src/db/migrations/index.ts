@@ -5,10 +5,11 @@ import { uploads } from './20261122-0004-uploads.ts';
 import { captures } from './20261122-0005-captures.ts';
 import { rigReportsByVersion } from './20261123-0001-rig-reports-by-version.ts';
 import { captureStateInJobs } from './20261123-0002-capture-state-in-jobs.ts';
+import { nodes } from './20261124-0101-nodes.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, oldest first. An explicit list (no directory scan) so the built program
  * finds them wherever it is installed. Append new ones; never edit one that has shipped.
  */
-export const migrations: Migration[] = [usersAndSessions, rigs, jobs, uploads, captures, rigReportsByVersion, captureStateInJobs];
+export const migrations: Migration[] = [usersAndSessions, rigs, jobs, uploads, captures, rigReportsByVersion, captureStateInJobs, nodes];

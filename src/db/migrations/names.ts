@@ -11,4 +11,5 @@ export const MIGRATION_NAMES = [
   '20261122-0005-captures',
   '20261123-0001-rig-reports-by-version',
   '20261123-0002-capture-state-in-jobs',
+  '20261124-0101-nodes',
 ] as const;
