@@ -41,8 +41,9 @@ export class PgListener {
     return this.#client !== undefined;
   }
 
-  /** Connects (resolves after the first attempt, whether it worked or a retry is scheduled). */
+  /** Connects unless connected or waiting to retry (resolves after the attempt, whether it worked or a retry is scheduled). */
   start(): Promise<void> {
+    if (this.#client || this.#timer) return Promise.resolve();
     this.#connecting ??= this.#connect().finally(() => (this.#connecting = undefined));
     return this.#connecting;
   }
