@@ -5,9 +5,8 @@ import { CannotStart } from '../../errors.ts';
 import { hostProcessIsGone } from '../../jobs/lease-owner.ts';
 import type { Logger } from '../../log.ts';
 import { rigdVersion } from '../../version.ts';
+import { LIVE_HEARTBEATS } from './live.ts';
 
-/** A node is live while its last heartbeat is younger than this many heartbeat periods. */
-export const LIVE_HEARTBEATS = 3;
 
 /**
  * This `rigd serve` in the node registry (src/db/nodes.ts): registers at start, refusing to start
