@@ -102,7 +102,7 @@ test('/metrics after real traffic: promtool-clean, and the counts are what was d
   t.ok((sample(body, 'process_cpu_seconds_total') ?? 0) > 0, 'process metrics: CPU seconds');
   t.notEqual(sample(body, 'nodejs_eventloop_lag_seconds'), undefined, 'event loop lag');
   t.ok(body.includes('# TYPE nodejs_gc_duration_seconds histogram'), 'GC durations');
-  t.ok(/^nodejs_active_handles\{type="[A-Za-z]+"\} \d+$/m.test(body), 'active handles by type');
+  t.ok(/^nodejs_active_handles\{type="[A-Za-z]+",instance="[^"]+"\} \d+$/m.test(body), 'active handles by type');
   await s.close();
 });
 
