@@ -36,6 +36,8 @@ export class CaptureWorker {
     this.runner = new JobRunner(db, {
       concurrency: config.ingest.concurrency,
       jobTimeoutMs: config.ingest.job_timeout_ms,
+      // A dead node's capture is claimed again once its lease ends (renewed every third of it while it runs).
+      leaseMs: config.ingest.lease_s * 1000,
       logger: log,
       ...runnerOptions,
     });

@@ -2,7 +2,8 @@ import type { Sequelize, Transaction } from 'sequelize';
 import { dbTime } from '../db/clock.ts';
 import type { Job } from '../db/models/job.ts';
 import { toJobInfo, type JobInfo } from './job.ts';
-import { notifyJobEnqueued } from './wake-up.ts';
+import { notifyOnCommit } from '../db/notify.ts';
+import { JOBS_CHANNEL, notifyJobEnqueued } from './wake-up.ts';
 
 /** Used when the caller does not pass one; services pass `config.ingest.max_attempts`. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
@@ -26,7 +27,8 @@ function jobModel(transaction: Transaction): typeof Job {
 
 /**
  * Inserts a queued job inside the caller's transaction, so a row and the job that processes it
- * commit together. Runners in this process are woken when the transaction commits.
+ * commit together. Runners in this process are woken when the transaction commits, and on
+ * PostgreSQL those of every other process too (a NOTIFY sent in the transaction).
  */
 export async function enqueue<P>(kind: string, payload: P, opts: EnqueueOptions): Promise<JobInfo<P>> {
   const { transaction } = opts;
@@ -41,6 +43,7 @@ export async function enqueue<P>(kind: string, payload: P, opts: EnqueueOptions)
     // RETURNING *: the row as stored (run_after was a SQL expression on PostgreSQL).
     { transaction, returning: true },
   );
+  await notifyOnCommit(transaction, JOBS_CHANNEL, kind);
   transaction.afterCommit(() => notifyJobEnqueued());
   return toJobInfo<P>(row);
 }

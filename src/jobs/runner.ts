@@ -1,77 +1,20 @@
 import PQueue from 'p-queue';
 import type { Database } from '../db/index.ts';
-import { backoffMs, type BackoffOptions } from './backoff.ts';
+import { backoffMs } from './backoff.ts';
 import { errorCode, JobTimeoutError, LeaseLostError, PermanentJobError, RunnerStoppedError } from './errors.ts';
 import type { JobInfo, JobProgress } from './job.ts';
-import { onJobEnqueued } from './wake-up.ts';
+import { listen } from '../db/notify.ts';
+import { JOBS_CHANNEL, onJobEnqueued } from './wake-up.ts';
 import { newLeaseOwner, releaseLeaseOwner } from './lease-owner.ts';
 import { ProgressThrottle } from './progress.ts';
 import { settleWithin } from './settle.ts';
 import { errorText, RunnerStore, type JobCommit, type Lease, type Outcome } from './store.ts';
+import type { JobContext, JobHandler, RunnerLogger, RunnerOptions, RunOutcome, StopOptions, StopResult } from './runner-types.ts';
 
 export type { JobCommit } from './store.ts';
-
-/** What a handler gets besides the job. */
-export interface JobContext {
-  /** Aborts on the job's time bound, on shutdown, or when the lease is lost: stop work and throw. */
-  signal: AbortSignal;
-  /** Records progress (throttled; the last report is kept with the outcome). */
-  progress(progress: JobProgress): void;
-}
-
-/**
- * Runs one job. Must be idempotent: a job whose process died mid-run runs again. It may resolve
- * with a JobCommit: the runner runs it inside the write transaction that checks the lease and marks
- * the job done, so the handler's results are recorded if and only if the job ends done under this
- * claim (a run that lost its lease records nothing). Failures are thrown: a JobError's code is kept
- * as the job's error_code; PermanentJobError fails the job at once, anything else is retried.
- */
-export type JobHandler<P = unknown> = (job: JobInfo<P>, ctx: JobContext) => Promise<void | JobCommit>;
-
-/** The part of a logger the runner uses (src/log.ts's Logger fits). */
-export interface RunnerLogger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
+export type { JobContext, JobHandler, RunnerLogger, RunnerOptions, RunOutcome, StopOptions, StopResult } from './runner-types.ts';
 
 const silent: RunnerLogger = { info() {}, warn() {}, error() {} };
-
-export interface RunnerOptions {
-  /** Jobs run at once (`ingest.concurrency`). @default 2 */
-  concurrency?: number;
-  /** A job running longer is aborted and retried (`ingest.job_timeout_ms`). @default 600000 */
-  jobTimeoutMs?: number;
-  /** Poll for jobs queued by other processes at this interval, in ms (at most 1000). @default 1000 */
-  pollMs?: number;
-  /** Lease length in ms; renewed every third of it while the job runs. @default 30000 */
-  leaseMs?: number;
-  /** Retry delays after transient failures. */
-  backoff?: BackoffOptions;
-  /** At most one progress write per interval, in ms. @default 500 */
-  progressIntervalMs?: number;
-  /** After aborting a job's signal, how long its handler may take to return, in ms. @default 5000 */
-  abortGraceMs?: number;
-  /** @default silent */
-  logger?: RunnerLogger;
-  /** Told each run's outcome and time in seconds (metrics); must not throw. */
-  onOutcome?: (kind: string, outcome: RunOutcome, seconds: number) => void;
-}
-
-/** How one run of a job ended: done, failed for good, queued again (retry after a failure, or released at shutdown), or lost its lease. */
-export type RunOutcome = 'done' | 'failed' | 'retry' | 'released' | 'lost';
-
-export interface StopOptions {
-  /** Running jobs get this long to finish before they are aborted and released, in ms. @default 30000 */
-  timeoutMs?: number;
-}
-
-export interface StopResult {
-  /** Every running job finished within the bound. */
-  drained: boolean;
-  /** Ids of jobs aborted and given back to the queue. */
-  released: number[];
-}
 
 interface Running {
   job: JobInfo;
@@ -84,28 +27,32 @@ interface Running {
  * It never holds a write transaction while a handler runs.
  */
 export class JobRunner {
-  /** This runner's lease owner id. */
-  readonly owner = newLeaseOwner();
+  readonly #node: RunnerOptions['node'];
+  #owner: string | undefined;
   readonly #store: RunnerStore;
   readonly #handlers = new Map<string, JobHandler<never>>();
   readonly #queue: PQueue;
   readonly #running = new Map<number, Running>();
-  readonly #opts: Required<Omit<RunnerOptions, 'backoff' | 'logger' | 'onOutcome'>> & Pick<RunnerOptions, 'backoff' | 'onOutcome'>;
+  readonly #opts: Required<Omit<RunnerOptions, 'backoff' | 'logger' | 'onOutcome' | 'node'>> & Pick<RunnerOptions, 'backoff' | 'onOutcome'>;
   readonly #log: RunnerLogger;
   #state: 'new' | 'started' | 'stopping' | 'stopped' = 'new';
   #poll: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
+  #unlisten: (() => Promise<void>) | undefined;
+  readonly #db: Database;
   #pumping: Promise<void> | undefined;
   #pumpAgain = false;
   #ticking = false;
   #stopping: Promise<StopResult> | undefined;
 
   constructor(db: Database, opts: RunnerOptions = {}) {
+    this.#db = db;
+    this.#node = opts.node;
     this.#store = new RunnerStore(db);
     this.#opts = {
       concurrency: opts.concurrency ?? 2,
       jobTimeoutMs: opts.jobTimeoutMs ?? 600_000,
-      pollMs: Math.min(opts.pollMs ?? 1000, 1000),
+      pollMs: opts.pollMs ?? 1000,
       leaseMs: opts.leaseMs ?? 30_000,
       progressIntervalMs: opts.progressIntervalMs ?? 500,
       abortGraceMs: opts.abortGraceMs ?? 5000,
@@ -114,6 +61,13 @@ export class JobRunner {
     };
     this.#log = opts.logger ?? silent;
     this.#queue = new PQueue({ concurrency: this.#opts.concurrency });
+  }
+
+  /** This runner's lease owner id (made when first asked, at the latest by start(): the node's name may be known only then). */
+  get owner(): string {
+    const node = this.#node;
+    this.#owner ??= newLeaseOwner(typeof node === 'function' ? node() : node);
+    return this.#owner;
   }
 
   /** Registers the handler of one kind of job (before start). */
@@ -133,11 +87,14 @@ export class JobRunner {
     if (this.#state !== 'new') throw new Error('runner already started');
     this.#state = 'started';
     this.#unsubscribe = onJobEnqueued(() => this.wake());
+    this.#unlisten = await listen(this.#db, JOBS_CHANNEL, () => this.wake(), (err) =>
+      this.#log.warn('listening for jobs of other processes failed; reconnecting (polling meanwhile)', { error: errorText(err) }),
+    );
     await this.#tick();
     if (this.#state === 'started') this.#poll = setInterval(() => void this.#tick(), this.#opts.pollMs);
   }
 
-  /** Looks for due jobs now (called on every in-process enqueue). */
+  /** Looks for due jobs now (called on every enqueue heard of). */
   wake(): void {
     if (this.#state === 'started') void this.#pump();
   }
@@ -274,6 +231,7 @@ export class JobRunner {
     this.#state = 'stopping';
     clearInterval(this.#poll);
     this.#unsubscribe?.();
+    await this.#unlisten?.();
     await this.#pumping;
     let timer: NodeJS.Timeout | undefined;
     const drained = await Promise.race([

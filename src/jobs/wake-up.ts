@@ -1,7 +1,12 @@
 /**
- * In-process wake-up: an enqueue that commits in this process wakes the runners of this process
- * at once instead of at their next poll. (Jobs queued by another process are found by polling.)
+ * Wake-ups: an enqueue that commits in this process wakes the runners of this process at once
+ * instead of at their next poll. Across processes (other nodes, `rigd ingest`), on PostgreSQL, the
+ * enqueue also notifies JOBS_CHANNEL in its transaction and every runner listens to it
+ * (src/db/notify.ts); polling stays as the fallback, and is all there is on SQLite.
  */
+
+/** The notification channel an enqueue sends on, with the job's kind as payload. */
+export const JOBS_CHANNEL = 'rigd_jobs';
 type Listener = () => void;
 
 const listeners = new Set<Listener>();

@@ -5,6 +5,9 @@ import { createStorage, type Storage } from '../storage/index.ts';
 import { CaptureWorker } from '../ingest/capture-worker.ts';
 import { CaptureNotices } from './captures/notices.ts';
 import { CaptureService } from './captures/service.ts';
+import { ClusterDuties } from './cluster/duties.ts';
+import { instanceId } from './cluster/instance-id.ts';
+import { NodePresence } from './cluster/node-presence.ts';
 import { HealthChecks } from './doctor/health.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
 import { noMetrics, type AppMetrics } from './metrics/contract.ts';
@@ -42,8 +45,14 @@ export interface App {
   captures: CaptureService;
   /** The capture webhook: storage -> uploads -> captures. */
   captureNotices: CaptureNotices;
-  /** Starts the background tasks (only `rigd serve` does). */
-  start(): Promise<void>;
+  /** This node's name among the nodes sharing the database (cluster.instance_id or "<hostname>:<port>"). */
+  readonly instanceId: string;
+  /**
+   * Registers this node and starts the background tasks (only `rigd serve` does). port: the one the
+   * server listens on, for the instance id when cluster.instance_id is empty (config's by default).
+   * Throws CannotStart when a live node holds the same instance id.
+   */
+  start(opts?: { port?: number }): Promise<void>;
   /** Stops background work, waits for queued writes, closes the database. */
   close(): Promise<void>;
 }
@@ -94,9 +103,16 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   uploads.onUploaded((upload) => captures.uploaded(upload));
   const captureNotices = new CaptureNotices(storage, uploads, captures);
 
-  const background: BackgroundTask[] = [new BucketCheck(storage, log), new UploadMonitor(db, storage, uploads, log), rigs.retention];
+  let instance = instanceId(config);
+  metrics.setInstance(instance);
+  const heartbeatMs = config.cluster.heartbeat_s * 1000;
+  // First to start: a node whose instance id is taken starts nothing else.
+  const presence = new NodePresence(db, () => instance, heartbeatMs, log);
+  // Upload expiry and retention: on one node at a time (every node on SQLite's one).
+  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log), rigs.retention], heartbeatMs, log);
+  const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
-  background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome }));
+  background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance }));
   let started: BackgroundTask[] = [];
   let closed = false;
   return {
@@ -113,7 +129,12 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     health: new HealthChecks(db, config),
     captures,
     captureNotices,
-    async start() {
+    get instanceId() {
+      return instance;
+    },
+    async start(opts = {}) {
+      instance = instanceId(config, opts.port ?? config.server.port);
+      metrics.setInstance(instance);
       for (const task of background) {
         await task.start();
         started.push(task);

@@ -14,8 +14,16 @@ export function promtool(args: string[], input?: string): PromtoolResult {
   return { status: r.status, output: `${r.stdout}${r.stderr}`.trim() };
 }
 
-/** One sample line's value: `name{labels} value` (labels exactly as printed), or undefined when absent. */
+/**
+ * A sample line without its `instance` label (every series carries the node's instance id):
+ * `a{s="x",instance="gw:1"} 1` -> `a{s="x"} 1`, `a{instance="gw:1"} 1` -> `a 1`.
+ */
+export function withoutInstance(line: string): string {
+  return line.replace(/\{instance="(?:[^"\\]|\\.)*"\}/, '').replace(/,instance="(?:[^"\\]|\\.)*"|instance="(?:[^"\\]|\\.)*",/, '');
+}
+
+/** One sample line's value: `name{labels} value` (labels exactly as printed, less `instance`), or undefined when absent. */
 export function sample(exposition: string, series: string): number | undefined {
-  const line = exposition.split('\n').find((l) => l.startsWith(`${series} `));
+  const line = exposition.split('\n').map(withoutInstance).find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }

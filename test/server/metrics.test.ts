@@ -1,6 +1,7 @@
 // GET /metrics after real traffic over real sockets (rig reports, failed and throttled logins, an
 // upload reservation, one capture ingested and one refused): promtool accepts the exposition without
 // a lint warning, and rigd's own series count exactly what was done.
+import { hostname } from 'node:os';
 import { statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
@@ -101,7 +102,7 @@ test('/metrics after real traffic: promtool-clean, and the counts are what was d
   t.ok((sample(body, 'process_cpu_seconds_total') ?? 0) > 0, 'process metrics: CPU seconds');
   t.notEqual(sample(body, 'nodejs_eventloop_lag_seconds'), undefined, 'event loop lag');
   t.ok(body.includes('# TYPE nodejs_gc_duration_seconds histogram'), 'GC durations');
-  t.ok(/^nodejs_active_handles\{type="[A-Za-z]+"\} \d+$/m.test(body), 'active handles by type');
+  t.ok(/^nodejs_active_handles\{type="[A-Za-z]+",instance="[^"]+"\} \d+$/m.test(body), 'active handles by type');
   await s.close();
 });
 
@@ -158,4 +159,30 @@ test('rigd_write_errors_total counts writes the database failed, not refusals th
     .catch(() => undefined);
   t.equal(sample(await s.app.metrics.render(), 'rigd_write_errors_total'), 1, 'one write error: the database failure only');
   await s.close();
+});
+
+test('every series carries the node\'s instance id as its instance label', async (t) => {
+  const s = await startServer({ vpn: { cidr: '127.0.0.0/8' }, cluster: { instance_id: 'gw-north:3000' } });
+  try {
+    const res = await http(`${s.url}/metrics`, { headers: { host: new URL(s.url).host } });
+    t.equal(s.app.instanceId, 'gw-north:3000', 'the app\'s instance id is cluster.instance_id');
+    const samples = res.text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    t.ok(samples.length > 50, `${samples.length} samples`);
+    const without = samples.filter((l) => !/[{,]instance="gw-north:3000"[,}]/.test(l));
+    t.deepEqual(without, [], 'no sample without instance="gw-north:3000"');
+    t.equal(promtool(['check', 'metrics'], res.text).output, '', 'promtool check metrics: still no lint warning');
+  } finally {
+    await s.close();
+  }
+});
+
+test('with cluster.instance_id empty, the instance label is "<hostname>:<port>"', async (t) => {
+  const s = await startServer({ vpn: { cidr: '127.0.0.0/8' }, server: { port: 3999 } });
+  try {
+    const res = await http(`${s.url}/metrics`, { headers: { host: new URL(s.url).host } });
+    t.equal(s.app.instanceId, `${hostname()}:3999`, 'instance id from the host name and server.port');
+    t.match(res.text, new RegExp(`^rigd_rig_reports_total\\{instance="${hostname().replace(/[.]/g, '\\.')}:3999"\\} 0$`, 'm'), 'as the label');
+  } finally {
+    await s.close();
+  }
 });

@@ -73,7 +73,8 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
     throw err;
   }
   try {
-    await app.start();
+    // Registers this node (refused when a live node has its instance id), then the background work.
+    await app.start({ port: Number(server.info.port) });
   } catch (err) {
     await server.stop({ timeout: 0 }).catch(() => undefined);
     await closeWithin(app, FAILED_START_CLOSE_MS);

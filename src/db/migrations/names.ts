@@ -13,4 +13,5 @@ export const MIGRATION_NAMES = [
   '20261123-0002-capture-state-in-jobs',
   '20261124-0101-login-attempts',
   '20261124-0102-secrets',
+  '20261124-0103-nodes',
 ] as const;

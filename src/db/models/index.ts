@@ -6,6 +6,7 @@ import { Rig } from './rig.ts';
 import { RigReport } from './rig-report.ts';
 import { Upload } from './upload.ts';
 import { Capture } from './capture.ts';
+import { Node } from './node.ts';
 
 /** Every model, initialised on one Sequelize instance. */
 export function initModels(sequelize: Sequelize) {
@@ -17,6 +18,7 @@ export function initModels(sequelize: Sequelize) {
     RigReport: RigReport.initModel(sequelize),
     Upload: Upload.initModel(sequelize),
     Capture: Capture.initModel(sequelize),
+    Node: Node.initModel(sequelize),
   };
   models.Session.belongsTo(models.User, { foreignKey: 'user_id', as: 'user', onDelete: 'CASCADE' });
   // A capture's run state is its job's (read through this join).
@@ -30,3 +32,4 @@ export { Job };
 export { Rig, RigReport };
 export { Upload };
 export { Capture };
+export { Node };

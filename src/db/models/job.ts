@@ -16,7 +16,7 @@ export class Job extends Model<InferAttributes<Job>, InferCreationAttributes<Job
   declare max_attempts: number;
   /** Not claimed before this time (backoff). */
   declare run_after: Date;
-  /** "<host>/<pid>/<random>" of the runner holding the lease while running. */
+  /** "<node>/<host>/<pid>/<random>" of the runner holding the lease while running (src/jobs/lease-owner.ts). */
   declare lease_owner: CreationOptional<string | null>;
   declare lease_expires_at: CreationOptional<Date | null>;
   declare last_error: CreationOptional<string | null>;

@@ -11,6 +11,7 @@ import { checkDataDir, checkDiskSpace, checkVpnInterface } from './host.ts';
 import { checkServer, checkUploadHost } from './network.ts';
 import { checkCaptureStore, checkDatabase } from './database.ts';
 import { checkDataFiles } from './files.ts';
+import { checkNodes } from './nodes.ts';
 import { dataDirOwner, handOver } from '../data-files.ts';
 import { errorText, fail, ok, type Finding } from './finding.ts';
 import { checkStorage } from './storage.ts';
@@ -62,6 +63,7 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     } else {
       checks.push(await checkCaptureStore(config.data_dir));
     }
+    checks.push(await checkNodes(config));
     checks.push(...(await checkStorage(config)));
   } finally {
     handOver(config.data_dir, owner, { createdSince: started });

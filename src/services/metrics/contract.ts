@@ -19,6 +19,8 @@ export interface AppMetrics {
     /** The job runner's hook: one job attempt ended. */
     onOutcome(kind: string, outcome: RunOutcome, seconds: number): void;
   };
+  /** Labels every series with `instance`: this node's instance id. */
+  setInstance(id: string): void;
   /** The Content-Type of render()'s text. */
   readonly contentType: string;
   /** The whole exposition. */
@@ -30,6 +32,7 @@ export const noMetrics: AppMetrics = {
   http: { request() {}, report() {} },
   logins: { count: (login) => login() },
   ingest: { onOutcome() {} },
+  setInstance() {},
   contentType: 'text/plain; version=0.0.4; charset=utf-8',
   render: async () => '',
 };

@@ -46,6 +46,14 @@ export class Metrics implements AppMetrics {
     db.writes.observe(this.writes.observer);
   }
 
+  /**
+   * Every series carries `instance`: this node's instance id, so the nodes of one service keep
+   * apart (Prometheus keeps it with honor_labels: true).
+   */
+  setInstance(id: string): void {
+    this.registry.setDefaultLabels({ instance: id });
+  }
+
   /** The Content-Type of render()'s text (Prometheus text format 0.0.4). */
   get contentType(): string {
     return this.registry.contentType;

@@ -75,7 +75,9 @@ export class RigRetention {
 
   /** Runs prune on a schedule (what `rigd serve` starts). Failures are reported and retried next time. */
   start(): void {
-    if (this.#timer || this.#stopped) return;
+    if (this.#timer) return;
+    // Started again after a stop (the cluster duties move between nodes).
+    this.#stopped = false;
     const tick = (delay: number) => {
       this.#timer = setTimeout(() => {
         this.prune()

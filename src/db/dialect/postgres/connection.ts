@@ -18,6 +18,15 @@ function setNumberParsers(): void {
   pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 }
 
+const urls = new WeakMap<Sequelize, string>();
+
+/** The URL a Sequelize instance of createSequelize was made with (for connections of their own: LISTEN, session locks). */
+export function urlOf(sequelize: Sequelize): string {
+  const url = urls.get(sequelize);
+  if (url === undefined) throw new TypeError('not a PostgreSQL database of rigd');
+  return url;
+}
+
 /** A Sequelize instance on the PostgreSQL database url names (a pool, opened lazily). */
 export function createSequelize(url: string, opts: ConnectOptions = {}): Sequelize {
   setNumberParsers();
@@ -31,6 +40,7 @@ export function createSequelize(url: string, opts: ConnectOptions = {}): Sequeli
   });
   // For messages: the URL without its password.
   (sequelize as Sequelize & { rigdTarget?: string }).rigdTarget = redactUrl(url);
+  urls.set(sequelize, url);
   return sequelize;
 }
 

@@ -1,0 +1,69 @@
+import pg from 'pg';
+
+/**
+ * A PostgreSQL session advisory lock held on a connection of its own: tryHold() takes it when free
+ * (pg_try_advisory_lock, never waiting) or proves it is still held. The server frees it when the
+ * connection ends, so a holder that dies (or loses the network) gives it up without doing anything.
+ */
+export class SessionLock {
+  #client: pg.Client | undefined;
+  #held = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly key: bigint | number,
+  ) {}
+
+  get held(): boolean {
+    return this.#held;
+  }
+
+  /** True when this connection holds the lock now (taken by this call or before). Throws when the server cannot be reached. */
+  async tryHold(): Promise<boolean> {
+    try {
+      const client = await this.#connection();
+      if (this.#held) {
+        // Still our session: the lock is still ours.
+        await client.query('SELECT 1');
+        return true;
+      }
+      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [String(this.key)]);
+      this.#held = rows[0]?.held === true;
+      return this.#held;
+    } catch (err) {
+      this.#drop();
+      throw err;
+    }
+  }
+
+  async #connection(): Promise<pg.Client> {
+    if (this.#client) return this.#client;
+    const client = new pg.Client({ connectionString: this.url, application_name: 'rigd duties', connectionTimeoutMillis: 10_000 });
+    // A lost connection lost the lock with it: the next tryHold says so and connects again.
+    client.on('error', () => this.#drop(client));
+    client.on('end', () => this.#drop(client));
+    this.#client = client;
+    await client.connect();
+    return client;
+  }
+
+  #drop(client = this.#client): void {
+    if (!client || client !== this.#client) return;
+    this.#client = undefined;
+    this.#held = false;
+    client.removeAllListeners('end');
+    client.on('error', () => {});
+    client.end().catch(() => undefined);
+  }
+
+  /** Gives the lock up (ends the connection). */
+  async release(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    this.#held = false;
+    if (!client) return;
+    client.removeAllListeners('end');
+    client.on('error', () => {});
+    await client.end().catch(() => undefined);
+  }
+}
