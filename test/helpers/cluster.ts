@@ -78,6 +78,10 @@ export interface ClusterOptions {
   config?: Record<string, unknown>;
   /** Start the nodes now, all at the same moment. @default true */
   start?: boolean;
+  /** The database. @default the test file's (RIGD_DATABASE_URL) */
+  databaseUrl?: string;
+  /** The rigs' namespace: its address, gateway and vpn.cidr. @default RIG_ADDR, RIG_GW, RIG_CIDR */
+  rigNet?: { addr: string; gw: string; cidr: string };
 }
 
 function freePort(): Promise<number> {
@@ -109,7 +113,7 @@ function nodeEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, UV_THREADPOOL_SIZE: '16' };
 }
 
-function makeNode(id: string, port: number, config: Record<string, unknown>): ClusterNode {
+function makeNode(id: string, port: number, gw: string, config: Record<string, unknown>): ClusterNode {
   const dataDir = tmpDir(`rigd-${id}-`);
   const configFile = path.join(dataDir, 'config.yaml');
   writeFileSync(configFile, stringify(merge(config, { server: { port }, data_dir: dataDir, cluster: { instance_id: id } })));
@@ -122,7 +126,7 @@ function makeNode(id: string, port: number, config: Record<string, unknown>): Cl
     dataDir,
     configFile,
     url: `http://127.0.0.1:${port}`,
-    rigUrl: `http://${RIG_GW}:${port}`,
+    rigUrl: `http://${gw}:${port}`,
     pid: () => child?.pid,
     running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
     output: () => out,
@@ -165,8 +169,9 @@ function makeNode(id: string, port: number, config: Record<string, unknown>): Cl
  * Needs the PostgreSQL database of the test file (npm run test:pg): throws without one.
  */
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
-  const databaseUrl = process.env.RIGD_DATABASE_URL;
+  const databaseUrl = opts.databaseUrl ?? process.env.RIGD_DATABASE_URL;
   if (!databaseUrl) throw new Error('startCluster needs PostgreSQL: run the file with npm run test:pg');
+  const rigNet = opts.rigNet ?? { addr: RIG_ADDR, gw: RIG_GW, cidr: RIG_CIDR };
   const s3 = await startS3Peer();
   let hosts: Hosts | undefined;
   const nodes: ClusterNode[] = [];
@@ -183,11 +188,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     await s3.close();
   };
   try {
-    hosts = await createHosts([{ name: 'rig', addr: RIG_ADDR, gw: RIG_GW }]);
+    hosts = await createHosts([{ name: 'rig', addr: rigNet.addr, gw: rigNet.gw }]);
     const base = merge(
       {
         server: { host: '0.0.0.0' },
-        vpn: { host: 'vpn.rigs.internal', cidr: RIG_CIDR },
+        vpn: { host: 'vpn.rigs.internal', cidr: rigNet.cidr },
         database: { url: databaseUrl },
         storage: {
           driver: 'minio',
@@ -201,7 +206,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       },
       opts.config ?? {},
     );
-    for (const id of opts.ids ?? ['node-a', 'node-b']) nodes.push(makeNode(id, await freePort(), base));
+    for (const id of opts.ids ?? ['node-a', 'node-b']) nodes.push(makeNode(id, await freePort(), rigNet.gw, base));
     if (opts.start !== false) await Promise.all(nodes.map((n) => n.start()));
   } catch (err) {
     await close();
