@@ -113,6 +113,12 @@ function nodeEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, UV_THREADPOOL_SIZE: '16' };
 }
 
+/** Nodes still running when the test process exits (a failed assertion, Ctrl-C) are killed with it. */
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 function makeNode(id: string, port: number, gw: string, config: Record<string, unknown>): ClusterNode {
   const dataDir = tmpDir(`rigd-${id}-`);
   const configFile = path.join(dataDir, 'config.yaml');
@@ -134,7 +140,8 @@ function makeNode(id: string, port: number, gw: string, config: Record<string, u
       return new Promise<void>((resolve, reject) => {
         const proc = spawn(process.execPath, [RIGD, '--config', configFile, 'serve'], { env: nodeEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
         child = proc;
-        exited = new Promise((res) => proc.once('exit', (code, signal) => res({ code, signal })));
+        live.add(proc);
+        exited = new Promise((res) => proc.once('exit', (code, signal) => (live.delete(proc), res({ code, signal }))));
         let ready = false;
         const timer = setTimeout(() => {
           proc.kill('SIGKILL');
