@@ -6,10 +6,10 @@
 // default durability) and s3rver as the object store (storage.driver minio), through
 // test/helpers/cluster.ts. The load (bench/tail/load.ts, autocannon) runs in a rig network namespace
 // (10.144.131.2, vpn.cidr 10.144.131.0/24): one process of CONNECTIONS connections against the one
-// node, or two processes of CONNECTIONS/2 against one node each. Both setups answer the same number
-// of requests (the one node's warm-up rate times BENCH_DURATION), every one answered, so rows must
+// node, or two processes of CONNECTIONS/2 against one node each (half the requests each). Both
+// setups answer the same number of requests after the same warm-up, every one answered, so rows must
 // equal 2xx. Everything (PostgreSQL, the nodes, the load) shares this machine's CPUs.
-// Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 100).
+// Env: BENCH_REQUESTS (default 10000), BENCH_CONNECTIONS (default 100).
 import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
@@ -18,7 +18,7 @@ import { startCluster, type Cluster } from '../test/helpers/cluster.ts';
 import { startPgCluster } from './engines/pg-cluster.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const REQUESTS = Math.round(Number(process.env.BENCH_REQUESTS ?? 10_000) / 2) * 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const RIGS = 1000;
 const RIG_NET = { addr: '10.144.131.2', gw: '10.144.131.1', cidr: '10.144.131.0/24' };
@@ -44,13 +44,13 @@ function load(c: Cluster, url: string, connections: number, length: string): Pro
   return new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Run) : reject(new Error(`load exited ${code}: ${out}`)))));
 }
 
-/** Runs `length` on every node of c at once, CONNECTIONS split evenly; answers per second summed. */
-async function loadAll(c: Cluster, length: (share: number) => string): Promise<Run & { wall: number }> {
+/** Runs `length` on every node of c at once, CONNECTIONS split evenly; req/s = all answers over the longest load's time. */
+async function loadAll(c: Cluster, length: (share: number) => string): Promise<Run> {
   const per = Math.round(CONNECTIONS / c.nodes.length);
-  const started = Date.now();
   const runs = await Promise.all(c.nodes.map((n) => load(c, n.rigUrl, per, length(c.nodes.length))));
+  const answers = (r: Run) => r.ok + r.non2xx;
   return {
-    rps: runs.reduce((s, r) => s + r.rps, 0),
+    rps: runs.reduce((s, r) => s + answers(r), 0) / Math.max(...runs.map((r) => answers(r) / r.rps)),
     // The worse of the loads' percentiles (autocannon's histograms are not merged).
     p50: Math.max(...runs.map((r) => r.p50)),
     p99: Math.max(...runs.map((r) => r.p99)),
@@ -58,7 +58,6 @@ async function loadAll(c: Cluster, length: (share: number) => string): Promise<R
     non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
     errors: runs.reduce((s, r) => s + r.errors, 0),
     timeouts: runs.reduce((s, r) => s + r.timeouts, 0),
-    wall: (Date.now() - started) / 1000,
   };
 }
 
@@ -66,18 +65,20 @@ const reports = async (c: Cluster) => Number((await c.query<{ n: string }>('SELE
 
 interface Result {
   label: string;
-  run: Run & { wall: number };
+  run: Run;
   rows: number;
 }
 
-/** Starts the nodes, warms them up (3 s), then runs amount(warm-up rate) requests split across them. */
-async function measure(label: string, ids: string[], databaseUrl: string, amount: (warmRps: number) => number): Promise<Result> {
+/** Warm-up requests per setup: a fixed amount (not a duration), so that none is still in flight when the rows are counted. */
+const WARM_UP = 2000;
+
+/** Starts the nodes, warms them up, then runs REQUESTS requests split across them. */
+async function measure(label: string, ids: string[], databaseUrl: string): Promise<Result> {
   const c = await startCluster({ ids, databaseUrl, rigNet: RIG_NET, config: { log: { level: 'warn' } } });
   try {
-    const warm = await loadAll(c, () => '3');
+    await loadAll(c, (n) => `n${Math.round(WARM_UP / n)}`);
     const before = await reports(c);
-    const total = amount(warm.rps);
-    const run = await loadAll(c, (n) => `n${Math.round(total / n)}`);
+    const run = await loadAll(c, (n) => `n${REQUESTS / n}`);
     return { label, run, rows: (await reports(c)) - before };
   } finally {
     await c.close();
@@ -87,15 +88,13 @@ async function measure(label: string, ids: string[], databaseUrl: string, amount
 const pg = await startPgCluster();
 let failed = false;
 try {
-  // The same number of requests for both setups: the one node's warm-up rate times DURATION.
-  let amount = 0;
   const results: Result[] = [
-    await measure('one node', ['node-a'], await pg.createDatabase('rigd_bench_one'), (rps) => (amount = Math.max(2000, Math.round(rps * DURATION)))),
+    await measure('one node', ['node-a'], await pg.createDatabase('rigd_bench_one')),
+    await measure(`two nodes (${CONNECTIONS / 2} connections each)`, ['node-a', 'node-b'], await pg.createDatabase('rigd_bench_two')),
   ];
-  results.push(await measure(`two nodes (${CONNECTIONS / 2} connections each)`, ['node-a', 'node-b'], await pg.createDatabase('rigd_bench_two'), () => amount));
   const pad = (s: string, n: number) => s.padEnd(n);
   const out = [
-    `rig reports, one rigd node vs two: ${CONNECTIONS} connections in all from a rig namespace, ${RIGS} rigs, ${amount} requests per setup, PostgreSQL ${pg.version.split(' ')[0]}, s3rver, ${cpus().length} CPUs, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `rig reports, one rigd node vs two: ${CONNECTIONS} connections in all from a rig namespace, ${RIGS} rigs, ${REQUESTS} requests per setup (after ${WARM_UP} to warm up), PostgreSQL ${pg.version.split(' ')[0]}, s3rver, ${cpus().length} CPUs, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     `| ${pad('setup', 34)} | ${pad('req/s', 7)} | ${pad('p50', 7)} | ${pad('p99', 7)} | ${pad('errors', 6)} | ${pad('rows vs 2xx', 17)} |`,
     `|${'-'.repeat(36)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(19)}|`,
   ];
