@@ -1,9 +1,9 @@
 // Several `rigd serve` processes as one service, for tests: N nodes (bin/rigd, the built CLI: run
 // `npm run build` first) on one PostgreSQL database (the test file's, RIGD_DATABASE_URL) and one S3
-// peer (s3rver; storage.driver minio), each with its own data_dir, free port, config file and
-// cluster.instance_id. Rigs report from a network namespace (10.144.90.2 through the gateway
-// 10.144.90.1, which is vpn.cidr), so the VPN rule lets them in; everything else talks to the
-// nodes over loopback.
+// peer (s3rver; storage.driver minio), each with its own data_dir, free port, config file,
+// cluster.instance_id and host name (a UTS namespace). Rigs report from a network namespace
+// (10.144.90.2 through the gateway 10.144.90.1, which is vpn.cidr), so the VPN rule lets them in;
+// everything else talks to the nodes over loopback. Needs root (namespaces).
 //
 //   const c = await startCluster({ config: { ingest: { read_bytes_per_s: 0 } } });
 //   await c.net.requestAll('rig', [{ url: `${c.node('node-a').rigUrl}/api/v1/rigs/r1`, method: 'PUT', ... }]);
@@ -138,7 +138,11 @@ function makeNode(id: string, port: number, gw: string, config: Record<string, u
     output: () => out,
     start() {
       return new Promise<void>((resolve, reject) => {
-        const proc = spawn(process.execPath, [RIGD, '--config', configFile, 'serve'], { env: nodeEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+        // A UTS namespace of its own, host name `host-<id>`: as on two machines, a node cannot tell
+        // from another's lease that its process is gone, and waits for the lease to run out. The
+        // shell execs node, so the child's pid is rigd's (SIGKILL reaches it).
+        const argv = ['--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', `host-${id}`, process.execPath, RIGD, '--config', configFile, 'serve'];
+        const proc = spawn('unshare', argv, { env: nodeEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
         child = proc;
         live.add(proc);
         exited = new Promise((res) => proc.once('exit', (code, signal) => (live.delete(proc), res({ code, signal }))));
