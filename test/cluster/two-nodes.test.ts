@@ -1,13 +1,16 @@
 // Two `rigd serve` processes as one service (README "Several nodes as one service"): one PostgreSQL
 // database, one S3 peer (s3rver), rigs reporting from a network namespace. Both start at the same
 // moment on an empty database; reports split across them all land; a token from node A works on
-// node B; the login throttle holds across them; 40 duplicate webhooks split across them make one
-// capture; /metrics and `rigd doctor` name the nodes; kill -9 of the node running an import, and the
-// other one finishes it, every row imported once. PostgreSQL only (SQLite is always one node).
+// node B; both seal cookies with the one secret in the database; the login throttle holds across
+// them; 40 duplicate webhooks split across them make one capture; /metrics and `rigd doctor` name
+// the nodes; kill -9 of the node running an import, and the other one finishes it, every row
+// imported once. PostgreSQL only (SQLite is always one node).
 import path from 'node:path';
+import Iron from '@hapi/iron';
 import test, { type Test } from 'tape';
 import { makeCapture, type MadeCapture } from '../helpers/capture-files.ts';
 import { startCluster, WEBHOOK_TOKEN, type Cluster, type ClusterNode } from '../helpers/cluster.ts';
+import { SESSION_COOKIE } from '../../src/server/plugins/auth.ts';
 import { postgresOnly } from '../helpers/dialect.ts';
 import { fixture } from '../helpers/fixture.ts';
 import { http, type HttpResponse } from '../helpers/http.ts';
@@ -123,6 +126,28 @@ test('a token from node A works on node B, and ending it on B ends it on A', asy
   t.equal(out.status, 200, 'log out on node B');
   const after = await http(`${a.url}/api/v1/captures`, { headers: { authorization: token } });
   t.equal(after.status, 401, 'node A refuses the token ended on node B');
+});
+
+test('one cookie secret for both nodes: each seals its session cookie with the one in the database', async (t) => {
+  if (postgresOnly(t, WHY)) return;
+  await setup();
+  const sealed = await Promise.all(
+    c.nodes.map(async (n) => {
+      const session = (await login(n, 'ana', passwords.ana)).json();
+      // Storing her settings sets the interface's cookies (README "HTTP interface").
+      const res = await http(`${n.url}/api/v1/users/${session.data.user.id}`, { method: 'PUT', json: { user: { rig_ui_settings: { on: n.id } } }, headers: { authorization: session.token } });
+      const cookie = res.cookies.find((x) => x.startsWith(`${SESSION_COOKIE}=`));
+      return cookie ? cookie.slice(SESSION_COOKIE.length + 1).split(';')[0]! : '';
+    }),
+  );
+  t.ok(sealed.every((v) => v !== ''), 'both nodes set the session cookie (PUT /api/v1/users/:id)');
+  const secrets = await tryQuery<{ value: string }>('SELECT value FROM secrets');
+  t.equal(typeof secrets === 'string' ? secrets : secrets.length, 1, 'one secret in the database');
+  if (typeof secrets === 'string' || secrets.length !== 1) return;
+  for (const [i, n] of c.nodes.entries()) {
+    const opened = await Iron.unseal(sealed[i]!, secrets[0]!.value, Iron.defaults).catch((err: Error) => err.message);
+    t.ok(typeof opened === 'object' && opened !== null && 'sid' in opened, `${n.id}'s cookie opens with it: ${JSON.stringify(opened)}`);
+  }
 });
 
 test('the login throttle holds across nodes: 40 wrong passwords split across them, max_failures_per_login reach bcrypt', async (t) => {
