@@ -9,11 +9,11 @@ import path from 'node:path';
 import Iron from '@hapi/iron';
 import test, { type Test } from 'tape';
 import { makeCapture, type MadeCapture } from '../helpers/capture-files.ts';
-import { startCluster, WEBHOOK_TOKEN, type Cluster, type ClusterNode } from '../helpers/cluster.ts';
+import { settledCapture, startCluster, WEBHOOK_TOKEN, type Cluster, type ClusterNode } from '../helpers/cluster.ts';
 import { SESSION_COOKIE } from '../../src/server/plugins/auth.ts';
 import { postgresOnly } from '../helpers/dialect.ts';
 import { fixture } from '../helpers/fixture.ts';
-import { http, type HttpResponse } from '../helpers/http.ts';
+import { http } from '../helpers/http.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 import { minioEvent } from '../helpers/webhook.ts';
@@ -184,7 +184,7 @@ test('40 concurrent duplicate webhooks split across the nodes: one capture, one 
   t.equal(await count('SELECT count(*) AS n FROM captures WHERE key = $1', [key]), 1, 'one capture row');
   const id = Number([...ids][0]);
   t.equal(await count("SELECT count(*) AS n FROM jobs WHERE kind = 'capture' AND payload::jsonb->>'captureId' = $1", [String(id)]), 1, 'one job');
-  const done = await waitForCapture(b, token, id, 60_000).catch((err: Error) => err);
+  const done = await settledCapture(b, token, id, 60_000).catch((err: Error) => err);
   t.equal(done instanceof Error ? done.message : done.state, 'ingested', 'it is ingested');
   t.equal(await count('SELECT count(*) AS n FROM rigd_captures.dup_rows WHERE capture_id = $1', [id]), 100, 'its 100 rows, once');
 });
@@ -219,20 +219,6 @@ test("rigd doctor --json (node-a's config) lists both live nodes with their last
   const text = JSON.stringify(nodes ?? null);
   t.ok(text.includes('node-a') && text.includes('node-b'), 'it names node-a and node-b');
 });
-
-/** GET /api/v1/captures/{id} until it is ingested or failed. */
-function waitForCapture(n: ClusterNode, token: string, id: number, timeoutMs: number) {
-  return waitFor(
-    async () => {
-      const res: HttpResponse = await http(`${n.url}/api/v1/captures/${id}`, { headers: { authorization: token } });
-      const capture = res.status === 200 ? res.json().data.capture : null;
-      return capture && (capture.state === 'ingested' || capture.state === 'failed') ? (capture as { state: string; tables: unknown }) : null;
-    },
-    timeoutMs,
-    `capture ${id} to settle`,
-    200,
-  );
-}
 
 interface JobRow {
   id: number;
@@ -279,7 +265,7 @@ test('kill -9 of the node running an import: the other node finishes it, attempt
   t.ok(owner.startsWith(`${victim.id}/`), `the lease names the instance running it: ${owner}`);
   const killed = await victim.stop('SIGKILL');
   t.equal(killed.signal, 'SIGKILL', `${victim.id} killed -9 mid-import (${JSON.parse(running.progress!).rows} rows written)`);
-  const done = await waitForCapture(survivor, token, id, 180_000).catch((err: Error) => err);
+  const done = await settledCapture(survivor, token, id, 180_000).catch((err: Error) => err);
   t.equal(done instanceof Error ? done.message : done.state, 'ingested', `${survivor.id} finished it`);
   const [job] = await c.query<JobRow>(jobSql, [id]);
   t.deepEqual([job?.state, job?.attempts], ['done', 2], 'the job done, attempt 2');

@@ -17,6 +17,8 @@ import { Client as MinioClient } from 'minio';
 import pg from 'pg';
 import { stringify } from 'yaml';
 import { RIGD, rigd, type CliResult } from './cli.ts';
+import { http } from './http.ts';
+import { waitFor } from './jobs.ts';
 import { createHosts, type Hosts } from './netns.ts';
 import { startS3Peer, type S3Peer } from './s3-peer.ts';
 import { tmpDir } from './tmp.ts';
@@ -252,4 +254,18 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     outputs: () => nodes.map((n) => `--- ${n.id} ---\n${n.output().slice(-4000)}`).join('\n'),
     close,
   };
+}
+
+/** GET /api/v1/captures/{id} on node n (with a user token) until the capture is ingested or failed. */
+export function settledCapture(n: ClusterNode, token: string, id: number, timeoutMs: number): Promise<{ state: string }> {
+  return waitFor(
+    async () => {
+      const res = await http(`${n.url}/api/v1/captures/${id}`, { headers: { authorization: token } });
+      const capture = res.status === 200 ? (res.json().data.capture as { state: string }) : null;
+      return capture && (capture.state === 'ingested' || capture.state === 'failed') ? capture : null;
+    },
+    timeoutMs,
+    `capture ${id} to settle`,
+    200,
+  );
 }
