@@ -31,7 +31,7 @@ test('the config loaded by a command has its secrets masked in failure lines (co
   const dir = mkdtempSync(path.join(tmpdir(), 'rigd-fail-'));
   const file = path.join(dir, 'config.yaml');
   const password = 'pw-only-in-the-yaml-file';
-  writeFileSync(file, `data_dir: ${dir}/data\ndatabase:\n  url: "postgres://rigd:${password}@127.0.0.1:1/rigd"\n`);
+  writeFileSync(file, `data_dir: ${dir}/data\ndatabase:\n  url: "postgres://rigd:${password}@127.0.0.1:1/rigd"\ncluster:\n  single_node: true\n`);
   const cmd = new Command().option('--config <file>');
   cmd.parse(['node', 'rigd', '--config', file]);
   const saved = process.env.RIGD_DATABASE_URL;
