@@ -6,7 +6,9 @@
  * The untrusted file is read only by the capture child (the inspector's sandbox: read-only and
  * immutable, SQLite's defensive settings, schema policy, quick_check, heap cap, time bound). After
  * its inspection the child streams the rows in batches (at most BATCH_ROWS rows and about BATCH_BYTES
- * bytes each, one in flight); rigd writes them through the store writer in one transaction, which
+ * bytes each, one in flight), each written to an unnamed spool file (batch-spool.ts) and announced on
+ * IPC; rigd reads each into one reused buffer, decodes it (batch-frame.ts) and writes the rows through
+ * the store writer in one transaction, which
  * commits only once the child has sent every row. So a refusal, a timeout, an abort, a crash of the
  * child or of rigd (even kill -9) leaves the capture's rows as they were before; a repeat replaces
  * them (no duplicates). Imports into one store take turns.
@@ -27,8 +29,9 @@ import { timeColumn, timeSpan } from './import-time.ts';
 /** Most rows per batch. */
 export const BATCH_ROWS = 1000;
 /**
- * Bytes of values per batch, about (a single larger row travels alone). 1 MiB keeps rigd's RSS growth
- * within 64 MB on a 200 MB capture (4 MiB: about 90 MB, at the same speed; see bench/capture-import.ts).
+ * Bytes of values per batch, about (a single larger row travels alone). rigd holds one batch's bytes
+ * in the spool's reused buffer: on a 200 MB capture its RSS grows about 34 MB with 1 MiB, 48 MB with
+ * 4 MiB, 33 MB with 256 KiB (see bench/capture-import.ts and README "The capture store").
  */
 export const BATCH_BYTES = 1024 * 1024;
 
