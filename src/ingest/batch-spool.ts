@@ -13,6 +13,8 @@ import path from 'node:path';
 export class BatchSpool {
   #buf = Buffer.allocUnsafe(0);
   #closed = false;
+  /** The read in progress: the descriptor is closed only after it (a read on a closed, reused number would read another file). */
+  #reading: Promise<unknown> = Promise.resolve();
 
   private constructor(
     /** The descriptor, to hand the child. */
@@ -35,7 +37,13 @@ export class BatchSpool {
    * The `length` bytes the child wrote at offset 0, in the reused buffer (valid until the next read).
    * Refuses a length over `maxBytes` (the most the batch can take).
    */
-  async read(length: number, maxBytes: number): Promise<Buffer> {
+  read(length: number, maxBytes: number): Promise<Buffer> {
+    const reading = this.#read(length, maxBytes);
+    this.#reading = reading.catch(() => undefined);
+    return reading;
+  }
+
+  async #read(length: number, maxBytes: number): Promise<Buffer> {
     if (this.#closed) throw new Error('the import spool is closed');
     if (!Number.isSafeInteger(length) || length < 0 || length > maxBytes) {
       throw new Error(`capture child announced a batch of ${length} bytes (at most ${maxBytes})`);
@@ -53,9 +61,11 @@ export class BatchSpool {
     return this.#buf.subarray(0, length);
   }
 
-  close(): void {
+  /** Closes the descriptor once the read in progress (if any) has ended. */
+  async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#reading;
     closeSync(this.fd);
     this.#buf = Buffer.allocUnsafe(0);
   }

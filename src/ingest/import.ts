@@ -140,7 +140,7 @@ export async function importCapture(file: string, captureId: number, store: Capt
     throw err;
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
-    spool.close();
+    await spool.close();
   }
 }
 

@@ -28,11 +28,24 @@ test('the spool has no name on disk and reads back what was written at offset 0'
       (err: Error) => t.match(err.message, /at most 100/, 'a batch over the limit is refused before reading'),
     );
   } finally {
-    spool.close();
+    await spool.close();
   }
   await spool.read(1, 100).then(
     () => t.fail('read after close'),
     (err: Error) => t.match(err.message, /closed/, 'closed'),
   );
+  t.end();
+});
+
+test('closing waits for the read in progress before the descriptor goes', async (t) => {
+  const spool = BatchSpool.open();
+  writeSync(spool.fd, Buffer.alloc(4 << 20, 5), 0, 4 << 20, 0);
+  const reading = spool.read(4 << 20, 8 << 20);
+  const closing = spool.close();
+  const got = await reading;
+  t.equal(got.length, 4 << 20, 'the read in progress completes');
+  t.equal(got[got.length - 1], 5, 'with the bytes written');
+  await closing;
+  t.throws(() => fstatSync(spool.fd), /EBADF/, 'then the descriptor is closed');
   t.end();
 });
