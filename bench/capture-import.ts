@@ -1,7 +1,8 @@
 // Capture import throughput and memory: builds a capture of about 200 MB (several tables, mixed types,
 // NULLs and blobs), imports it into a fresh capture store through the sandboxed child, and prints
 // rows/s, MB/s, the RSS growth of this process (rigd's side: it writes the store) and the peak RSS of
-// the capture child. Target: parent RSS growth <= 64 MB.
+// the capture child. Target: parent RSS growth <= 64 MB. The baseline is taken after a full GC (run
+// with --expose-gc, as the npm script does); the parent never forces a GC during the import.
 // Run by hand: npm run bench:capture-import
 // Env: BENCH_MB (default 200), BENCH_BATCH_BYTES (default the import's), BENCH_KEEP=1 keeps the files,
 // RIGD_BENCH_DATABASE_URL=postgres://... imports into that database's store schema (rigd_captures,
@@ -9,6 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { getHeapSpaceStatistics } from 'node:v8';
 import sqlite3 from 'sqlite3';
 import { CAPTURE_STORE_SCHEMA, captureStorePath, openStoreWriter } from '../src/db/capture-store/index.ts';
 import { connectStore } from '../src/db/capture-store/postgres-writer.ts';
@@ -46,6 +48,13 @@ async function makeCapture(file: string, mb: number): Promise<number> {
   return statSync(file).size;
 }
 
+/** Committed bytes of V8's young generation (new space and new large objects). */
+function youngBytes(): number {
+  return getHeapSpaceStatistics()
+    .filter((s) => s.space_name === 'new_space' || s.space_name === 'new_large_object_space')
+    .reduce((n, s) => n + s.space_size, 0);
+}
+
 function rssKb(): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
   return m ? Number(m[1]) : 0;
@@ -70,12 +79,15 @@ async function main(): Promise<void> {
     const baseline = rssKb();
     let peak = baseline;
     const heapBase = process.memoryUsage();
+    const youngBase = youngBytes();
     let atPeak = heapBase;
+    let youngAtPeak = youngBase;
     const sampler = setInterval(() => {
       const now = rssKb();
       if (now > peak) {
         peak = now;
         atPeak = process.memoryUsage();
+        youngAtPeak = youngBytes();
       }
     }, 20);
     let childKb = 0;
@@ -104,7 +116,10 @@ async function main(): Promise<void> {
     } else storeBytes = statSync(captureStorePath(dataDir)).size;
     const total = tables.reduce((n, x) => n + x.rows, 0);
     const d = (k: keyof NodeJS.MemoryUsage) => ((atPeak[k] - heapBase[k]) / MB).toFixed(1);
-    console.log(`# at the RSS peak, growth of V8 heap ${d('heapTotal')} MB, external ${d('external')} MB (array buffers ${d('arrayBuffers')} MB)`);
+    const young = ((youngAtPeak - youngBase) / MB).toFixed(1);
+    console.log(
+      `# at the RSS peak, growth of V8 heap ${d('heapTotal')} MB (young generation ${young} MB), external ${d('external')} MB (array buffers ${d('arrayBuffers')} MB)`,
+    );
     console.log(`# capture import: ${(size / MB).toFixed(0)} MB file, ${tables.length} tables, ${total} rows, ${(bytes / MB).toFixed(0)} MB of values`);
     for (const x of tables) console.log(`#   ${x.name}: ${x.rows} rows, time ${x.time_column ?? '-'} ${x.first ?? ''} .. ${x.last ?? ''}`);
     console.log('seconds  rows/s   file_MB/s  rigd_rss_base_MB  rigd_rss_growth_MB  child_peak_rss_MB  store_MB');

@@ -20,6 +20,8 @@ export interface ChildHooks {
   /** Messages other than steps, stats and the result ('tables', 'batch'); reply sends to the child. */
   onMessage?: (msg: ChildMessage, reply: (m: AckMessage) => void) => void;
   signal?: AbortSignal;
+  /** A descriptor the child inherits as SPOOL_FD (the import's spool file). */
+  spoolFd?: number;
 }
 
 /** Child entry next to this module, with this module's extension (.ts under tsx, .js in dist/). */
@@ -78,7 +80,7 @@ export function runChild(request: ChildRequest, timeoutMs: number, budgetMs: num
     try {
       child = fork(childEntry(), [], {
         execArgv: childExecArgv(process.execArgv, memoryLimitMb),
-        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        stdio: hooks.spoolFd === undefined ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe', 'ipc', hooks.spoolFd],
         serialization: 'advanced',
       });
     } catch (err) {

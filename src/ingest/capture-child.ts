@@ -4,12 +4,15 @@
  *
  * Waits for one ChildRequest on IPC, opens the capture read-only and immutable with SQLite's
  * defensive settings, checks the schema policy and runs quick_check (capture-open.ts), reads the
- * tables through capture-reader.ts; when asked to import, streams the rows (import-stream.ts), each
- * message waiting for the parent's ack. Then it sends one result and exits. The parent enforces time
+ * tables through capture-reader.ts; when asked to import, streams the rows (import-stream.ts): each
+ * batch written to the spool file (SPOOL_FD, batch-frame.ts's encoding) and announced on IPC, the
+ * next one waiting for the parent's ack. Then it sends one result and exits. The parent enforces time
  * (SIGKILL) and V8 heap (--max-old-space-size); SQLite's own memory is capped with hard_heap_limit.
  */
 import type sqlite3 from 'sqlite3';
-import type { ChildMessage, ChildRequest } from './capture-protocol.ts';
+import { write } from 'node:fs';
+import { FrameWriter } from './batch-frame.ts';
+import { SPOOL_FD, type ChildMessage, type ChildRequest } from './capture-protocol.ts';
 import { all, readTables } from './capture-reader.ts';
 import { CaptureRejected, type CaptureRejectReason } from './capture-rejected.ts';
 import { close, openChecked, rejectionFor, type Step } from './capture-open.ts';
@@ -49,6 +52,16 @@ async function sendAndWait(msg: ChildMessage): Promise<void> {
   await acked;
 }
 
+/** Writes a batch's frame at offset 0 of the spool file (rigd has read the previous one: it acked). */
+async function writeSpool(frame: Buffer): Promise<void> {
+  let at = 0;
+  while (at < frame.length) {
+    at += await new Promise<number>((resolve, reject) =>
+      write(SPOOL_FD, frame, at, frame.length - at, at, (err, n) => (err ? reject(err) : resolve(n))),
+    );
+  }
+}
+
 function rejected(reason: CaptureRejectReason, message: string): ChildMessage {
   return { type: 'result', ok: false, reason, message };
 }
@@ -77,7 +90,12 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     step = 'import';
     await send({ type: 'step', step });
     await sendAndWait({ type: 'tables', tables });
-    const spans = await streamTables(db, tables, widest, req.import, (table, rows, bytes) => sendAndWait({ type: 'batch', table, rows, bytes }));
+    const frames = new FrameWriter();
+    const spans = await streamTables(db, tables, widest, req.import, async (table, rows, bytes) => {
+      const frame = frames.encode(rows);
+      await writeSpool(frame);
+      await sendAndWait({ type: 'batch', table, rows: rows.length, bytes, frameBytes: frame.length });
+    });
     return { type: 'result', ok: true, pageSize, pageCount, tables, spans };
   } catch (err) {
     if (err instanceof CaptureRejected) return rejected(err.reason, err.message);

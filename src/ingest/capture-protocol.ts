@@ -1,6 +1,8 @@
 /**
- * What the capture child (capture-child.ts) and rigd say to each other over IPC. The child is forked
- * with `serialization: 'advanced'`, so blob values arrive as Buffers.
+ * What the capture child (capture-child.ts) and rigd say to each other over IPC (forked with
+ * `serialization: 'advanced'`). An import's rows do not travel on IPC: each batch is written to the
+ * spool file the child inherits as SPOOL_FD (batch-spool.ts, encoded as batch-frame.ts says) and
+ * announced by a 'batch' message.
  */
 import type { CaptureRejectReason } from './capture-rejected.ts';
 
@@ -15,6 +17,9 @@ export interface CaptureTable {
   columns: CaptureColumn[];
   rows: number;
 }
+
+/** The child's descriptor of the import's spool file (after stdin, stdout, stderr and IPC). */
+export const SPOOL_FD = 4;
 
 /** Present when the child is to stream the rows after the inspection (the import). */
 export interface ImportRequest {
@@ -44,12 +49,14 @@ export interface RawTimeSpan {
 /**
  * What the child sends: steps; when importing, 'tables' and then 'batch'es, each followed by a wait
  * for the parent's 'ack' (back-pressure: one batch in flight); then stats and exactly one result.
+ * A 'batch' says which table, how many rows, the bytes of values as measured in the capture, and the
+ * length of its frame in the spool file (at offset 0).
  */
 export type ChildMessage =
   | { type: 'step'; step: string }
   | { type: 'stats'; maxRssKb: number }
   | { type: 'tables'; tables: CaptureTable[] }
-  | { type: 'batch'; table: string; rows: unknown[][]; bytes: number }
+  | { type: 'batch'; table: string; rows: number; bytes: number; frameBytes: number }
   | { type: 'result'; ok: true; pageSize: number; pageCount: number; tables: CaptureTable[]; spans?: RawTimeSpan[] }
   | { type: 'result'; ok: false; reason: CaptureRejectReason; message: string };
 

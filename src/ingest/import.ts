@@ -6,7 +6,9 @@
  * The untrusted file is read only by the capture child (the inspector's sandbox: read-only and
  * immutable, SQLite's defensive settings, schema policy, quick_check, heap cap, time bound). After
  * its inspection the child streams the rows in batches (at most BATCH_ROWS rows and about BATCH_BYTES
- * bytes each, one in flight); rigd writes them through the store writer in one transaction, which
+ * bytes each, one in flight), each written to an unnamed spool file (batch-spool.ts) and announced on
+ * IPC; rigd reads each into one reused buffer, decodes it (batch-frame.ts) and writes the rows through
+ * the store writer in one transaction, which
  * commits only once the child has sent every row. So a refusal, a timeout, an abort, a crash of the
  * child or of rigd (even kill -9) leaves the capture's rows as they were before; a repeat replaces
  * them (no duplicates). Imports into one store take turns.
@@ -16,19 +18,25 @@
  */
 import type { CaptureTableSummary } from '../db/capture-store/layout.ts';
 import type { CaptureStoreWriter, StoreTable } from '../db/capture-store/writer.ts';
+import { decodeFrame } from './batch-frame.ts';
+import { BatchSpool } from './batch-spool.ts';
 import { abortError, runChild, type ChildSuccess } from './capture-child-run.ts';
 import { checkCaptureFile, childRequest, type CaptureInfo, type InspectOptions } from './capture-file.ts';
-import type { CaptureTable } from './capture-protocol.ts';
+import type { CaptureTable, ChildMessage } from './capture-protocol.ts';
 import { BatchChannel } from './import-batches.ts';
 import { timeColumn, timeSpan } from './import-time.ts';
 
 /** Most rows per batch. */
 export const BATCH_ROWS = 1000;
 /**
- * Bytes of values per batch, about (a single larger row travels alone). 1 MiB keeps rigd's RSS growth
- * within 64 MB on a 200 MB capture (4 MiB: about 90 MB, at the same speed; see bench/capture-import.ts).
+ * Bytes of values per batch, about (a single larger row travels alone). rigd holds one batch's bytes
+ * in the spool's reused buffer: on a 200 MB capture its RSS grows about 34 MB with 1 MiB, 48 MB with
+ * 4 MiB, 33 MB with 256 KiB (see bench/capture-import.ts and README "The capture store").
  */
 export const BATCH_BYTES = 1024 * 1024;
+
+/** Bytes a value's frame encoding adds at most (tag and length, or a float64). */
+const FRAME_VALUE_OVERHEAD = 9;
 
 export interface ImportProgress {
   /** Rows written so far, all tables. */
@@ -70,8 +78,18 @@ export async function importCapture(file: string, captureId: number, store: Capt
   const channel = new BatchChannel(() => reply?.());
   let announced!: (tables: CaptureTable[]) => void;
   const tablesIn = new Promise<CaptureTable[]>((resolve) => (announced = resolve));
+  let widths = new Map<string, number>();
 
   const request = { ...childRequest(file, opts), import: { batchRows: opts.batchRows ?? BATCH_ROWS, batchBytes: opts.batchBytes ?? BATCH_BYTES } };
+  const spool = BatchSpool.open();
+  // The largest frame a batch can take: a full batch, or one row of values at the inspection's cap.
+  const frameLimit = (width: number) => request.import.batchBytes + width * (request.maxValueBytes + FRAME_VALUE_OVERHEAD);
+  const receive = async (msg: Extract<ChildMessage, { type: 'batch' }>): Promise<void> => {
+    const width = widths.get(msg.table);
+    if (width === undefined) throw new Error(`capture child sent rows for table ${JSON.stringify(msg.table)}, which it did not announce`);
+    const frame = await spool.read(msg.frameBytes, frameLimit(width));
+    channel.push({ table: msg.table, rows: decodeFrame(frame, msg.rows, width), bytes: msg.bytes });
+  };
   const remaining = Math.max(opts.timeoutMs - (Date.now() - started), 0);
   const child = runChild(request, remaining, opts.timeoutMs, {
     what: 'import',
@@ -79,10 +97,18 @@ export async function importCapture(file: string, captureId: number, store: Capt
     onStats: opts.onStats,
     onChild: opts.onChild,
     signal: stop.signal,
+    spoolFd: spool.fd,
     onMessage: (msg, send) => {
       reply = () => send({ type: 'ack' });
-      if (msg.type === 'tables') announced(msg.tables);
-      else if (msg.type === 'batch') channel.push({ table: msg.table, rows: msg.rows, bytes: msg.bytes });
+      if (msg.type === 'tables') {
+        widths = new Map(msg.tables.map((t) => [t.name, t.columns.length]));
+        announced(msg.tables);
+      } else if (msg.type === 'batch') {
+        receive(msg).catch((err: Error) => {
+          channel.fail(err);
+          stop.abort();
+        });
+      }
     },
   });
   child.then(
@@ -114,6 +140,7 @@ export async function importCapture(file: string, captureId: number, store: Capt
     throw err;
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
+    await spool.close();
   }
 }
 

@@ -15,10 +15,13 @@ export async function put(dataDir: string, key: string, file: string): Promise<v
 export async function captureRow(dataDir: string, key: string) {
   const db = await openDatabase(dataDir, testDb(dataDir));
   try {
-    const row = await db.models.Capture.findOne({ where: { key } });
+    let row = await db.models.Capture.findOne({ where: { key } });
     if (!row) return null;
     // The capture's run state is its job's.
     const job = row.job_id ? await db.models.Job.findByPk(row.job_id) : null;
+    // Read again after the job: a job that finished between the two reads committed the capture's
+    // results with it (on PostgreSQL the first read may predate that commit).
+    if (job) row = (await db.models.Capture.findOne({ where: { key } })) ?? row;
     return {
       ...row.get({ plain: true }),
       state: captureState(job?.state),

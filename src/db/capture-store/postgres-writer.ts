@@ -101,7 +101,11 @@ class PgInserter {
     this.numeric = table.columns.map((c) => affinity(c.type) === 'NUMERIC');
   }
 
+  /** The statement of a full run, built once (a shorter run's is built when needed, not kept). */
+  #full: { text: string; name: string } | undefined;
+
   #sql(rows: number): { text: string; name: string } {
+    if (rows === this.per && this.#full) return this.#full;
     const width = this.table.columns.length + 1;
     const tuples: string[] = [];
     for (let r = 0; r < rows; r++) {
@@ -115,6 +119,7 @@ class PgInserter {
       name = `rigd_store_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
       this.#names.set(rows, name);
     }
+    if (rows === this.per) this.#full = { text, name };
     return { text, name };
   }
 

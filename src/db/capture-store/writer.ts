@@ -17,7 +17,11 @@ export interface StoreTable {
   columns: StoreColumn[];
 }
 
-/** A run of rows of one table; each row holds one value per column of that table, in order. */
+/**
+ * A run of rows of one table; each row holds one value per column of that table, in order. Blob
+ * values may be views of a buffer the import reuses: a writer uses (or copies) them before it asks
+ * for the next batch, and keeps no reference to them after.
+ */
 export interface RowBatch {
   table: string;
   rows: unknown[][];
