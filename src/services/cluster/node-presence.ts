@@ -33,6 +33,21 @@ export class NodePresence {
 
   async start(): Promise<void> {
     const self = { ...this.#self };
+    try {
+      await this.#register(self);
+    } catch (err) {
+      if (err instanceof CannotStart) throw err;
+      // The database cannot take the write now (read-only, full, unreachable): rigd serves anyway and
+      // /healthz names the fault; the node registers at the first heartbeat that can write.
+      this.log.warn('registering this node failed; retrying at each heartbeat', { instance: self.instanceId, error: String(err) });
+    }
+    this.#timer = setInterval(() => {
+      this.#beating ??= (this.#registered ? this.#beat(self) : this.#retryRegister(self)).finally(() => (this.#beating = undefined));
+    }, this.heartbeatMs);
+    this.#timer.unref();
+  }
+
+  async #register(self: NodeIdentity): Promise<void> {
     const staleMs = LIVE_HEARTBEATS * this.heartbeatMs;
     const result = await registerNode(this.db, self, staleMs, (holder) => hostProcessIsGone(holder.hostname, holder.pid));
     if (!result.registered) {
@@ -43,10 +58,18 @@ export class NodePresence {
       );
     }
     this.#registered = true;
-    this.#timer = setInterval(() => {
-      this.#beating ??= this.#beat(self).finally(() => (this.#beating = undefined));
-    }, this.heartbeatMs);
-    this.#timer.unref();
+  }
+
+  async #retryRegister(self: NodeIdentity): Promise<void> {
+    try {
+      await this.#register(self);
+      this.log.info('this node is registered', { instance: self.instanceId });
+    } catch (err) {
+      if (err instanceof CannotStart) {
+        if (!this.#lostWarned) this.log.error(err.message, { instance: self.instanceId });
+        this.#lostWarned = true;
+      }
+    }
   }
 
   async #beat(self: NodeIdentity): Promise<void> {
