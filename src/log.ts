@@ -13,7 +13,7 @@ import { fstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { LogFormat } from './log/format.ts';
-import { CENSOR, maskFields, REDACT_PATHS } from './log/redact.ts';
+import { maskFields } from './log/redact.ts';
 import { requestScope } from './log/request-scope.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -116,7 +116,6 @@ function pinoFor(level: LogLevel, stream: DestinationStream): PinoLogger {
         if (scope && line.request_id === undefined) line.request_id = scope.request_id;
         return line;
       },
-      redact: { paths: REDACT_PATHS, censor: CENSOR },
     },
     stream,
   );

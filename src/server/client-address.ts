@@ -25,6 +25,17 @@ export function parseAddress(text: string | undefined): Address | null {
   return addr;
 }
 
+/** An address as text (toString of ipaddr.js), made once per parsed address. */
+const texts = new WeakMap<Address, string>();
+export function addressText(addr: Address): string {
+  let text = texts.get(addr);
+  if (text === undefined) {
+    text = addr.toString();
+    texts.set(addr, text);
+  }
+  return text;
+}
+
 export type CidrList = [ipaddr.IPv4 | ipaddr.IPv6, number][];
 
 export function parseCidrs(list: readonly string[]): CidrList {

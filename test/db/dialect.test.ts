@@ -129,6 +129,43 @@ test('insertRows: bound values; dates stored as bulkInsert stores them; ON CONFL
   }
 });
 
+test('insertRows stores every value as binding it would: fractions to the last bit, long fractions, integers, odd text', async (t) => {
+  const db = await openDatabase(...withDb(tmpDir()));
+  try {
+    const at = new Date('2026-11-24T10:00:00.123Z');
+    // SQLite's own decimal parser gets the first three wrong by one unit in the last place.
+    const fixed = [39.884131, 15.805091, -6.591974, 47.376887, 8.541694, 0.1, -0.5, 0.30000000000000004, 166.1094502346035, 1e-7, 47, -180, 0, null];
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const values = [...fixed, ...Array.from({ length: 600 }, (_, i) => Number(((random() - 0.5) * 360).toFixed(1 + (i % 9))))];
+    const texts = ["S-'1", 'é😀"\\', '\ud800x', 'plain'];
+    const cols = ['id', 'serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'current_project', 'created_at', 'updated_at'];
+    const row = (i: number, latitude: number | null, longitude: number | null, serial: string) => {
+      const r: Record<string, unknown> = { ...rigRow(`rig${i}`, at, serial), latitude, longitude };
+      return cols.map((c) => r[c] as string | number | null | Date);
+    };
+    // One batch that JSON carries, one with a value it cannot (17 significant digits), one with a lone surrogate.
+    const batches = [
+      values.slice(0, 300).map((v, i) => row(i, v, values[(i + 7) % values.length], texts[i % 2])),
+      values.slice(300).map((v, i) => row(300 + i, v, i === 5 ? 0.1234567890123456 : values[i], 'x')),
+      [row(1000, 39.884131, -6.591974, texts[2])],
+    ];
+    for (const batch of batches) await db.writes.run((tx) => db.dialect.insertRows(db.models.Rig, cols, batch, tx));
+    const stored = await db.reader.all<{ id: string; serial: string; latitude: number | null; longitude: number | null }>('SELECT id, serial, latitude, longitude FROM rigs');
+    const byId = new Map(stored.map((r) => [r.id, r]));
+    const wrong = batches.flat().filter((r) => {
+      const s = byId.get(r[0] as string);
+      return !s || s.latitude !== r[6] || s.longitude !== r[7] || s.serial !== (r[1] as string).replace(/\p{Cs}/gu, '\ufffd');
+    });
+    t.equal(stored.length, batches.flat().length, 'every row stored');
+    t.deepEqual(wrong.map((r) => [r[0], r[1], r[6], r[7], byId.get(r[0] as string)]), [], 'each number read back is the double given, each text the text given (a lone surrogate as U+FFFD)');
+    const last = await db.reader.all<{ last_seen_at: string }>("SELECT last_seen_at FROM rigs WHERE id = 'rig0'");
+    t.equal(new Date(last[0].last_seen_at).getTime(), at.getTime(), 'dates stored as dates');
+  } finally {
+    await db.close();
+  }
+});
+
 test('storeRigReports: each rig takes its latest report of the batch; every report is history', async (t) => {
   const db = await openDatabase(...withDb(tmpDir()));
   try {

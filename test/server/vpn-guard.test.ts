@@ -1,7 +1,9 @@
 // The VPN rule from real client addresses: clients in network namespaces (veth pairs), the server
 // bound on `::` so that IPv4 peers arrive IPv4-mapped (::ffff:10.144.x.y), as on the gateway.
 import test from 'tape';
-import { hostOf } from '../../src/server/ext/vpn-guard.ts';
+import type { Request } from '@hapi/hapi';
+import { parseAddress } from '../../src/server/client-address.ts';
+import { hostOf, vpnRule } from '../../src/server/ext/vpn-guard.ts';
 import { fixture } from '../helpers/fixture.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts, type HttpRequest } from '../helpers/netns.ts';
@@ -163,6 +165,19 @@ test("viewer mode: VPN and loopback clients; names other than vpn.host are refus
   t.equal(loName.status, 200, 'loopback, Host localhost: 200');
   const loEvil = await http(`http://127.0.0.1:${port}/guarded/viewer`, { headers: { host: 'attacker.example' } });
   t.equal(loEvil.status, 403, 'loopback, Host another name: 403');
+});
+
+test('a Host judged for one mode is judged again for the other (the verdicts are kept per mode)', (t) => {
+  const rule = vpnRule({ vpn: { host: VPN_HOST, cidr: '10.144.0.0/16', rig_domain: 'rigs.internal' } });
+  const inside = parseAddress('10.144.9.9');
+  const request = (host: string) => ({ headers: { host }, app: { client: inside } }) as unknown as Request;
+  for (let round = 0; round < 2; round++) {
+    t.ok(rule.allows('viewer', request('localhost:3000')), `round ${round}: localhost is a viewer Host`);
+    t.notOk(rule.allows('rig', request('localhost:3000')), `round ${round}: but not a rig Host`);
+    t.ok(rule.allows('rig', request('10.144.0.1')), `round ${round}: a VPN address is a rig Host`);
+    t.equal(rule.check('rig', request('localhost:3000'))?.failed, 'host', `round ${round}: the refusal names the Host`);
+  }
+  t.end();
 });
 
 test('hostOf: lower case, port stripped, IPv6 brackets kept', (t) => {

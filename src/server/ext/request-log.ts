@@ -2,6 +2,7 @@ import type { Request, Server } from '@hapi/hapi';
 import hapiPino from 'hapi-pino';
 import { pino } from 'pino';
 import type { Logger } from '../../log.ts';
+import { addressText } from '../client-address.ts';
 import type { AppMetrics } from '../../services/metrics/contract.ts';
 
 /** The route that stores a rig report (counted, with its latency, for /metrics when it answers 200). */
@@ -68,7 +69,7 @@ export async function registerRequestLog(server: Server, log: Logger, metrics: A
       path: request.path,
       status,
       duration_ms: Math.round(seconds * 1e6) / 1e3,
-      client: request.app.client?.toString() ?? request.info.remoteAddress,
+      client: request.app.client ? addressText(request.app.client) : request.info.remoteAddress,
       ...(debug ? details(request) : {}),
     });
   });

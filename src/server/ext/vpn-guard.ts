@@ -15,6 +15,8 @@ import { inCidrs, parseCidrs, type CidrList } from '../client-address.ts';
 export type VpnMode = 'rig' | 'viewer';
 
 const LOOPBACK = parseCidrs(['127.0.0.0/8', '::1']);
+/** Host headers whose verdict is kept, per mode (emptied when full). */
+const JUDGED_MAX = 1024;
 
 /** The Host header lower-cased without its port; IPv6 literals keep their brackets. */
 export function hostOf(header: string | undefined): string {
@@ -68,9 +70,23 @@ export function vpnRule(config: Pick<Config, 'vpn'>): VpnRule {
     return inCidrs(client, cidrs) || (mode === 'viewer' && inCidrs(client, LOOPBACK));
   };
 
+  // A fleet sends a handful of Host headers from a few thousand addresses: each judged once per mode.
+  const hosts: Record<VpnMode, Map<string, boolean>> = { rig: new Map(), viewer: new Map() };
+  const hostAllowedCached = (mode: VpnMode, header: string | undefined): boolean => {
+    const seen = hosts[mode];
+    const key = header ?? '';
+    let ok = seen.get(key);
+    if (ok === undefined) {
+      ok = hostAllowed(mode, hostOf(header));
+      if (seen.size >= JUDGED_MAX) seen.clear();
+      seen.set(key, ok);
+    }
+    return ok;
+  };
+
   const check = (mode: VpnMode, request: Request): Refusal | null => {
     const header = request.headers.host;
-    const hostOk = hostAllowed(mode, hostOf(typeof header === 'string' ? header : undefined));
+    const hostOk = hostAllowedCached(mode, typeof header === 'string' ? header : undefined);
     if (hostOk && clientAllowed(mode, vpn, request)) return null;
     const client = request.app.client;
     return {

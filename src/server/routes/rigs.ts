@@ -1,6 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { InvalidInput } from '../../errors.ts';
+import { addressText } from '../client-address.ts';
 import { jsonBody } from '../ext/headers.ts';
 import type { App } from '../../services/app.ts';
 import { withStretches } from '../../services/rigs/availability.ts';
@@ -65,10 +66,12 @@ export function rigRoutes(app: App): ServerRoute[] {
         response: { schema: Joi.string().valid('Ok'), sample: 0 },
         plugins: { openapi: { payload: reportForm, consumes: ['application/x-www-form-urlencoded', 'application/json'], produces: 'text/plain' } },
         payload: { allow: ['application/x-www-form-urlencoded', 'application/json'], maxBytes: REPORT_MAX_BYTES },
+        // Rigs send no cookies, and nothing here reads one: no cookie parsing step.
+        state: { parse: false, failAction: 'ignore' },
         handler: async (request, h) => {
           const peer = request.app.client;
           if (!peer) throw new InvalidInput('the client address is unknown');
-          await app.rigs.report(String(request.params.id), request.payload, peer.toString());
+          await app.rigs.report(String(request.params.id), request.payload, addressText(peer));
           // Only now: the batch holding this report has committed.
           return h.response('Ok').type('text/plain; charset=utf-8');
         },

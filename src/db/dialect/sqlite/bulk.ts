@@ -1,6 +1,7 @@
 import { QueryTypes, type Model, type ModelStatic, type QueryOptions, type Transaction } from 'sequelize';
 import type { OnConflict, RawValue, Row } from '../contract.ts';
 import { insertRowsSql } from '../insert-sql.ts';
+import { dateText, rowsJson, rowsSql } from './json-rows.ts';
 
 function queryInterface(model: ModelStatic<Model>) {
   const sequelize = model.sequelize;
@@ -54,12 +55,6 @@ export async function upsert(model: ModelStatic<Model>, rows: Row[], conflict: r
   await qi.bulkInsert(model.getTableName(), rows, options, model.getAttributes());
 }
 
-/** How Sequelize's SQLite dialect writes a DATE ("2026-11-23 07:37:30.123 +00:00"), without moment. */
-function dateText(d: Date): string {
-  const iso = d.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00`;
-}
-
 /** The sqlite3 connection a Sequelize transaction holds (Sequelize's SQLite dialect keeps it there). */
 interface RawConnection {
   serialize(fn: () => void): void;
@@ -67,9 +62,10 @@ interface RawConnection {
 }
 
 /**
- * One multi-row INSERT (optionally ... ON CONFLICT DO UPDATE) of rows of values in `columns` order,
- * bound as parameters: no query generator, no escaping of each value into the text, and the
- * statement text made once per (table, columns, row count). Dates are written as Sequelize writes them.
+ * One multi-row INSERT (optionally ... ON CONFLICT DO UPDATE) of rows of values in `columns` order:
+ * the rows as one JSON parameter read with json_each (json-rows.ts), or, when a value cannot travel
+ * exactly as JSON, bound value by value in a multi-row VALUES statement. No query generator, no
+ * escaping of values into the text. Dates are written as Sequelize writes them.
  *
  * The statement goes straight to the transaction's sqlite3 connection, in serialized mode, the moment
  * this is called: statements of one transaction run in the order they were issued, so a caller may
@@ -80,9 +76,19 @@ interface RawConnection {
 export function insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void> {
   if (rows.length === 0) return Promise.resolve();
   const { qi } = queryInterface(model);
-  const sql = insertRowsSql((c) => qi.quoteIdentifier(c), (n) => `?${n}`, model.getTableName() as string, columns, rows.length, onConflict);
-  const bind: (string | number | null)[] = [];
-  for (const row of rows) for (const v of row) bind.push(v instanceof Date ? dateText(v) : v);
+  const quote = (c: string) => qi.quoteIdentifier(c);
+  const table = model.getTableName() as string;
+  const asJson = rowsJson(rows, columns.length);
+  let sql: string;
+  let bind: (string | number | null)[];
+  if (asJson) {
+    sql = rowsSql(quote, table, columns, asJson.fractions, onConflict);
+    bind = [asJson.json];
+  } else {
+    sql = insertRowsSql(quote, (n) => `?${n}`, table, columns, rows.length, onConflict);
+    bind = [];
+    for (const row of rows) for (const v of row) bind.push(v instanceof Date ? dateText(v) : v);
+  }
   const conn = (t as unknown as { connection?: RawConnection }).connection;
   if (!conn) return Promise.reject(new TypeError('insertRows needs an open transaction'));
   return new Promise((resolve, reject) => conn.serialize(() => conn.run(sql, bind, (err) => (err ? reject(err) : resolve()))));
