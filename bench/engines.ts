@@ -20,6 +20,7 @@ import { createServer } from '../src/server/server.ts';
 import { openApp } from '../src/services/app.ts';
 import { startPgCluster } from './engines/pg-cluster.ts';
 import { bareServer } from './tail/bare.ts';
+import type { LoadRun } from './tail/run.ts';
 
 // rigd serve runs without source maps (bin/rigd); tsx turns them on.
 process.setSourceMapsEnabled(false);
@@ -29,15 +30,7 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const RIGS = 1000;
 
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  ok: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
+type Run = LoadRun;
 
 /** One autocannon run in its own process: `${seconds}` or `n${amount}` requests. */
 function load(url: string, length: string): Promise<Run> {

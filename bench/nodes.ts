@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCluster, type Cluster } from '../test/helpers/cluster.ts';
 import { startPgCluster } from './engines/pg-cluster.ts';
+import type { LoadRun } from './tail/run.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REQUESTS = Math.round(Number(process.env.BENCH_REQUESTS ?? 10_000) / 2) * 2;
@@ -23,15 +24,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const RIGS = 1000;
 const RIG_NET = { addr: '10.144.131.2', gw: '10.144.131.1', cidr: '10.144.131.0/24' };
 
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  ok: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
+type Run = LoadRun;
 
 /** One autocannon process inside the rigs' namespace: `${seconds}` or `n${amount}` requests. */
 function load(c: Cluster, url: string, connections: number, length: string): Promise<Run> {
@@ -54,6 +47,7 @@ async function loadAll(c: Cluster, length: (share: number) => string): Promise<R
     // The worse of the loads' percentiles (autocannon's histograms are not merged).
     p50: Math.max(...runs.map((r) => r.p50)),
     p99: Math.max(...runs.map((r) => r.p99)),
+    max: Math.max(...runs.map((r) => r.max)),
     ok: runs.reduce((s, r) => s + r.ok, 0),
     non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
     errors: runs.reduce((s, r) => s + r.errors, 0),

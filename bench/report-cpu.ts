@@ -27,6 +27,7 @@ import { createServer } from '../src/server/server.ts';
 import { openApp } from '../src/services/app.ts';
 import { parseRigReport } from '../src/services/rigs/report-input.ts';
 import { bareServer } from './tail/bare.ts';
+import type { LoadRun } from './tail/run.ts';
 
 // As `rigd serve` runs (bin/rigd: built JavaScript, no source maps).
 process.setSourceMapsEnabled(false);
@@ -37,15 +38,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const RIGS = 1000;
 
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  ok: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
+type Run = LoadRun;
 
 function load(url: string, amount: number): Promise<Run> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/tail/load.ts'), url, '127.0.0.1', String(CONNECTIONS), `n${amount}`, String(RIGS)], {
@@ -110,7 +103,7 @@ async function storeOnly(amount: number): Promise<Run> {
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, caller));
-  return { rps: amount / ((performance.now() - t0) / 1000), p50: 0, p99: 0, ok: amount, non2xx: 0, errors: 0, timeouts: 0 };
+  return { rps: amount / ((performance.now() - t0) / 1000), p50: 0, p99: 0, max: 0, ok: amount, non2xx: 0, errors: 0, timeouts: 0 };
 }
 
 interface Target {

@@ -26,6 +26,7 @@ import { delta, ProcessProbe } from './tail/probes.ts';
 import { makeCaptureFile, seedFleet, seedOldReports } from './tail/seed.ts';
 import { bareServer } from './tail/bare.ts';
 import { renderTable, type Check } from './tail/table.ts';
+import type { LoadRun } from './tail/run.ts';
 
 // `rigd serve` runs the built JavaScript without source maps (bin/rigd); tsx turns them on, and then
 // every Error's stack is mapped when read (Sequelize reads one per query). Measure as rigd runs.
@@ -41,16 +42,7 @@ const FLEET = 10_000;
 const GW = '10.144.130.1';
 const RIG_ADDR = '10.144.130.2';
 
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  max: number;
-  ok: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
+type Run = LoadRun;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -13,21 +13,14 @@ import { silentLogger } from '../src/log.ts';
 import { createServer } from '../src/server/server.ts';
 import { openApp } from '../src/services/app.ts';
 import { bareServer } from './tail/bare.ts';
+import { loadRun, type LoadRun } from './tail/run.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const RIGS = 1000;
 const BODY = 'rig_serial=SN-0042&gpsd_latitude=47.376887&gpsd_longitude=8.541694&local_ip=192.168.8.20&software_version=3.1.0&git_branch=main';
 
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  ok: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
+type Run = LoadRun;
 
 /** duration in seconds, or { amount } requests (all answered before it resolves). */
 async function load(url: string, duration: number | { amount: number }): Promise<Run> {
@@ -48,16 +41,7 @@ async function load(url: string, duration: number | { amount: number }): Promise
       },
     ],
   });
-  return {
-    // Answers per second over the whole run (a partial last second would skew requests.average).
-    rps: (result['2xx'] + result.non2xx) / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    ok: result['2xx'],
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-  };
+  return loadRun(result);
 }
 
 

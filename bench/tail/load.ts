@@ -3,6 +3,7 @@
 // argv: url host connections (duration_s | "n" + amount) rigs. SIGTERM ends a timed run early (the
 // bench stops the load when the activity it measures is over); the result covers the run until then.
 import autocannon from 'autocannon';
+import { loadRun } from './run.ts';
 
 const [url, host, connections, length, rigs] = process.argv.slice(2);
 if (!url || !host || !connections || !length || !rigs) throw new Error('usage: load.ts URL HOST CONNECTIONS DURATION_S|nAMOUNT RIGS');
@@ -29,16 +30,4 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
   }, (err, r) => (err ? reject(err) : resolve(r)));
   process.once('SIGTERM', () => instance.stop());
 });
-process.stdout.write(
-  `${JSON.stringify({
-    // Answers per second over the whole run (a partial last second would skew requests.average).
-    rps: (result['2xx'] + result.non2xx) / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    max: result.latency.max,
-    ok: result['2xx'],
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-  })}\n`,
-);
+process.stdout.write(`${JSON.stringify(loadRun(result))}\n`);
