@@ -5,7 +5,7 @@ import type { WritePath } from './write-path.ts';
 /** Applies a whole batch in one transaction, returning one result per item, in order. */
 export type ApplyBatch<I, O> = (items: I[], t: Transaction) => Promise<O[]>;
 
-export interface BatcherOptions {
+export interface BatcherOptions<I = unknown, O = unknown> {
   /**
    * Most items committed in one transaction.
    * @default 1000
@@ -18,6 +18,12 @@ export interface BatcherOptions {
    * @default 1
    */
   inFlight?: number;
+  /**
+   * Writes a whole batch in a transaction of its own (WritePath.runScript), calling onStart when it
+   * begins, or returns null when it cannot, and the batch goes through the apply function instead.
+   * Items retried one by one always go through apply.
+   */
+  direct?: (items: I[], onStart: () => void) => Promise<O[]> | null;
 }
 
 interface Waiting<I, O> {
@@ -41,11 +47,14 @@ export class Batcher<I, O> {
   readonly #inFlight: number;
   readonly #run: <T>(fn: (t: Transaction) => Promise<T>) => Promise<T>;
 
+  readonly #direct: BatcherOptions<I, O>['direct'];
+
   constructor(
     private readonly writes: WritePath,
     private readonly apply: ApplyBatch<I, O>,
-    opts: BatcherOptions,
+    opts: BatcherOptions<I, O>,
   ) {
+    this.#direct = opts.direct;
     this.#maxBatch = opts.maxBatch ?? 1000;
     this.#inFlight = Math.max(1, Math.min(opts.inFlight ?? 1, writes.besideWrites));
     this.#run = this.#inFlight > 1 ? (fn) => writes.runBeside(fn) : (fn) => writes.run(fn);
@@ -71,7 +80,9 @@ export class Batcher<I, O> {
       const batch = this.#waiting.splice(0, this.#maxBatch);
       try {
         let started = 0n;
-        const results = await this.#run((t) => ((started = process.hrtime.bigint()), this.apply(batch.map((w) => w.item), t)));
+        const start = () => void (started = process.hrtime.bigint());
+        const items = batch.map((w) => w.item);
+        const results = await (this.#direct?.(items, start) ?? this.#run((t) => (start(), this.apply(items, t))));
         this.writes.observer.batch?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
         batch.forEach((w, i) => w.resolve(results[i]));
       } catch (err) {

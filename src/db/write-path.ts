@@ -5,7 +5,7 @@ import { Batcher, type ApplyBatch, type BatcherOptions } from './batcher.ts';
 import { databaseFault } from './faults.ts';
 
 /** Least time between two checkpoints of the WAL started by the write path, ms. */
-const CHECKPOINT_INTERVAL_MS = 1000;
+const CHECKPOINT_EVERY_MS = 1000;
 
 /** How the last write of this process ended, for /healthz. */
 export interface WriteHealth {
@@ -27,7 +27,10 @@ export class WritePath {
   readonly #dataDir: string | undefined;
   #health: WriteHealth = { failing: null, at: 0 };
   /** SQLite's WAL: the write path checkpoints it itself, off the COMMIT (see #checkpoint). */
-  readonly #walCheckpoints: boolean;
+  readonly #walCheckpoint: (() => Promise<void>) | undefined;
+  readonly #checkpointEveryMs: number;
+  /** SQLite: runs a function with the writer connection's exec (runScript). */
+  readonly #scriptWriter: ScriptWriter | undefined;
   /** The writer connection no longer checkpoints in its COMMITs (set by its first transaction). */
   #ownCheckpoints = false;
   #checkpointing = false;
@@ -36,15 +39,21 @@ export class WritePath {
   observer: WriteObserver = {};
 
   /**
-   * dataDir (SQLite) lets an I/O error on a full disk count as disk_full; walCheckpoints (SQLite)
-   * moves the WAL checkpoint out of the COMMIT.
+   * dataDir (SQLite) lets an I/O error on a full disk count as disk_full; checkpoint (SQLite: one
+   * PASSIVE checkpoint of the WAL) moves the WAL checkpoint out of the COMMIT, into the write path;
+   * scriptWriter (SQLite) opens runScript().
    */
-  constructor(sequelize: Sequelize, opts: { dataDir?: string; walCheckpoints?: boolean; besideWrites?: number } = {}) {
+  constructor(
+    sequelize: Sequelize,
+    opts: { dataDir?: string; checkpoint?: () => Promise<void>; checkpointEveryMs?: number; scriptWriter?: ScriptWriter; besideWrites?: number } = {},
+  ) {
     this.#sequelize = sequelize;
     this.#beside = (opts.besideWrites ?? 1) > 1 ? new PQueue({ concurrency: opts.besideWrites }) : null;
     this.#dataDir = opts.dataDir;
-    this.#walCheckpoints = opts.walCheckpoints ?? false;
-    this.#ownCheckpoints = !this.#walCheckpoints;
+    this.#walCheckpoint = opts.checkpoint;
+    this.#checkpointEveryMs = opts.checkpointEveryMs ?? CHECKPOINT_EVERY_MS;
+    this.#ownCheckpoints = !this.#walCheckpoint;
+    this.#scriptWriter = opts.scriptWriter;
   }
 
   /**
@@ -71,52 +80,99 @@ export class WritePath {
     return this.#beside ? this.#beside.concurrency : 1;
   }
 
-  async #transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
-    {
-      const started = process.hrtime.bigint();
-      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-      // When fn's statements are done and COMMIT is sent: the rest of the transaction is the commit.
-      let applied = 0n;
-      try {
-        const result = await this.#sequelize.transaction(async (t) => {
-          if (!this.#ownCheckpoints) {
-            await this.#sequelize.query('PRAGMA wal_autocheckpoint = 0', { transaction: t });
+  /**
+   * Runs SQL text (statements separated by semicolons, their values written in) as one write
+   * transaction, in turn with every other write, where the engine takes it (canRunScript): the
+   * statements in one trip through the driver's thread and COMMIT in a second, instead of a trip
+   * per statement and Sequelize's query pipeline for BEGIN and COMMIT. `onStart` is called when
+   * the transaction begins (after the queue).
+   */
+  runScript(sql: string, onStart?: () => void): Promise<void> {
+    const writer = this.#scriptWriter;
+    if (!writer) return Promise.reject(new TypeError('this database takes no SQL scripts: use run()'));
+    return this.#queue.add(() =>
+      this.#observed(async (applied) => {
+        onStart?.();
+        await writer(async (exec) => {
+          try {
+            await exec(`${this.#ownCheckpoints ? '' : 'PRAGMA wal_autocheckpoint = 0;'}BEGIN IMMEDIATE;${sql}`);
             this.#ownCheckpoints = true;
+            applied();
+            await exec('COMMIT');
+          } catch (err) {
+            // Whatever ran of it is undone; without an open transaction ROLLBACK fails harmlessly.
+            await exec('ROLLBACK').catch(() => undefined);
+            throw err;
           }
-          const value = await fn(t);
-          applied = process.hrtime.bigint();
-          return value;
         });
-        this.#health = { failing: null, at: Date.now() };
-        this.observer.commit?.(Number(process.hrtime.bigint() - applied) / 1e9);
-        this.observer.transaction?.(seconds());
-        if (this.#walCheckpoints) this.#checkpoint();
-        return result;
-      } catch (err) {
-        this.observer.transaction?.(seconds(), err);
-        const fault = databaseFault(err, this.#dataDir);
-        if (fault) {
-          this.#health = { failing: fault, at: Date.now() };
-          throw fault;
+      }),
+    ) as Promise<void>;
+  }
+
+  /** Whether runScript() is open to this database (SQLite). */
+  get canRunScript(): boolean {
+    return this.#scriptWriter !== undefined;
+  }
+
+  #transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
+    return this.#observed((applied) =>
+      this.#sequelize.transaction(async (t) => {
+        if (!this.#ownCheckpoints) {
+          await this.#sequelize.query('PRAGMA wal_autocheckpoint = 0', { transaction: t });
+          this.#ownCheckpoints = true;
         }
-        throw err;
+        const value = await fn(t);
+        applied();
+        return value;
+      }),
+    );
+  }
+
+  /**
+   * One write transaction, timed for the observer, its host fault (full disk, read-only database)
+   * typed and kept for /healthz. `write` calls `applied` when its statements are done and COMMIT is
+   * sent: the rest of the transaction is the commit.
+   */
+  async #observed<T>(write: (applied: () => void) => Promise<T>): Promise<T> {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    let applied = 0n;
+    try {
+      const result = await write(() => (applied = process.hrtime.bigint()));
+      this.#health = { failing: null, at: Date.now() };
+      this.observer.commit?.(Number(process.hrtime.bigint() - applied) / 1e9);
+      this.observer.transaction?.(seconds());
+      this.#checkpoint();
+      return result;
+    } catch (err) {
+      this.observer.transaction?.(seconds(), err);
+      const fault = databaseFault(err, this.#dataDir);
+      if (fault) {
+        this.#health = { failing: fault, at: Date.now() };
+        throw fault;
       }
+      throw err;
     }
   }
 
   /**
-   * Copies the WAL back into the database file at most once a second while writes happen, on the
-   * read connection with a PASSIVE checkpoint: it waits for nobody and the writer goes on appending
-   * meanwhile. Left to SQLite, the checkpoint (with its fsync) would run inside whichever COMMIT
-   * crossed 1,000 WAL pages, and every report queued behind that COMMIT would wait for it.
+   * Copies the WAL back into the database file at most once a second while writes happen, in two
+   * PASSIVE checkpoints on a connection of their own. The first, beside the writes, copies the bulk
+   * and waits for nobody (left to SQLite, the checkpoint, with its fsync, would run inside whichever
+   * COMMIT crossed 1,000 WAL pages, and every report queued behind that COMMIT would wait for it).
+   * The second runs in turn with the writes and copies only what they added meanwhile: the WAL is
+   * then copied back whole, so the next write starts it over from its beginning. Without it, under
+   * steady writes a checkpoint never caught up with the writer and the WAL grew without bound (tens
+   * of MB a second, every new block zeroed by the file system).
    */
   #checkpoint(): void {
+    const checkpoint = this.#walCheckpoint;
     const now = Date.now();
-    if (this.#checkpointing || now - this.#lastCheckpoint < CHECKPOINT_INTERVAL_MS) return;
+    if (!checkpoint || this.#checkpointing || now - this.#lastCheckpoint < this.#checkpointEveryMs) return;
     this.#checkpointing = true;
     this.#lastCheckpoint = now;
-    this.#sequelize
-      .query('PRAGMA wal_checkpoint(PASSIVE)', { raw: true })
+    checkpoint()
+      .then(() => this.#queue.add(checkpoint))
       // A failed checkpoint (full disk, closing) leaves the frames in the WAL: the next one retries.
       .catch(() => undefined)
       .finally(() => {
@@ -145,10 +201,13 @@ export class WritePath {
   }
 
   /** A group-commit batcher over this write path. */
-  batcher<I, O>(apply: ApplyBatch<I, O>, opts: BatcherOptions = {}): Batcher<I, O> {
+  batcher<I, O>(apply: ApplyBatch<I, O>, opts: BatcherOptions<I, O> = {}): Batcher<I, O> {
     return new Batcher(this, apply, opts);
   }
 }
+
+/** Runs fn holding the writer connection, with its exec: SQL text of one or more statements, run in one trip through the driver. */
+export type ScriptWriter = <T>(fn: (exec: (sql: string) => Promise<void>) => Promise<T>) => Promise<T>;
 
 /** Hooks for metrics; they must not throw. */
 export interface WriteObserver {

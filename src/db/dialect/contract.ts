@@ -60,6 +60,12 @@ export interface Dialect {
    * Calls in one transaction run in the order they were made, so several may be awaited together.
    */
   insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void>;
+  /**
+   * insertRows' statement as SQL text with its values written in, for a write run as a script
+   * (WritePath.runScript), or null when a value cannot be written that way. Only where the write path
+   * takes scripts (SQLite).
+   */
+  insertRowsScript?(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], onConflict?: OnConflict): string | null;
   /** The cheapest statement that proves the database answers. */
   ping(sequelize: Sequelize): Promise<void>;
   /** One real write in t that changes nothing (proves the database takes writes again). */

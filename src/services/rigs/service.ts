@@ -3,7 +3,7 @@ import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
 import type { Batcher, Database } from '../../db/index.ts';
 import type { Rig, RigReport } from '../../db/models/index.ts';
-import { storeRigReports, type ReportRow } from '../../db/rig-reports.ts';
+import { storeRigReports, storeRigReportsAsScript, type ReportRow } from '../../db/rig-reports.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
 import { parseRigId, parseRigReport, type RigReportInput } from './report-input.ts';
 import { RigRetention, type RetentionOptions } from './retention.ts';
@@ -47,6 +47,21 @@ interface QueuedReport extends RigReportInput {
   receivedAt: Date;
 }
 
+/** A queued report as the row it stores. */
+function reportRow(r: QueuedReport): ReportRow {
+  return {
+    rig_id: r.rigId,
+    received_at: r.receivedAt,
+    serial: r.serial,
+    lan_ip: r.lanIp,
+    peer_address: r.peer,
+    version: r.version,
+    branch: r.branch,
+    latitude: r.latitude,
+    longitude: r.longitude,
+  };
+}
+
 /** Rig reports (group-committed), the rig list with its computed status, and report history. */
 export class RigService {
   readonly retention: RigRetention;
@@ -74,7 +89,11 @@ export class RigService {
     this.#config = config;
     this.#now = opts.now ?? (() => new Date());
     this.#onReported = opts.onReported ?? (() => undefined);
-    this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t), { inFlight: opts.reportWriters ?? db.writes.besideWrites });
+    this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t), {
+      inFlight: opts.reportWriters ?? db.writes.besideWrites,
+      // SQLite: the batch as one script, two trips through the driver instead of four.
+      direct: (items, onStart) => storeRigReportsAsScript(this.#db, items.map(reportRow), onStart)?.then(() => items.map(() => undefined)) ?? null,
+    });
     this.listing = new RigListCache(db.reader, config, { now: this.#now });
     this.retention = new RigRetention(db, config.rigs.history_retention_days, opts.retention);
   }
@@ -92,18 +111,7 @@ export class RigService {
 
   /** One transaction for a whole batch (two statements, whatever its size). */
   async #applyReports(items: QueuedReport[], transaction: Transaction): Promise<void[]> {
-    const rows = items.map((r) => ({
-      rig_id: r.rigId,
-      received_at: r.receivedAt,
-      serial: r.serial,
-      lan_ip: r.lanIp,
-      peer_address: r.peer,
-      version: r.version,
-      branch: r.branch,
-      latitude: r.latitude,
-      longitude: r.longitude,
-    }));
-    await storeRigReports(this.#db, rows, transaction);
+    await storeRigReports(this.#db, items.map(reportRow), transaction);
     return items.map(() => undefined);
   }
 

@@ -93,3 +93,18 @@ export function insertRows(model: ModelStatic<Model>, columns: readonly string[]
   if (!conn) return Promise.reject(new TypeError('insertRows needs an open transaction'));
   return new Promise((resolve, reject) => conn.serialize(() => conn.run(sql, bind, (err) => (err ? reject(err) : resolve()))));
 }
+
+/**
+ * insertRows' statement with its rows written into the text as one JSON string literal, for a
+ * write run as SQL text (WritePath.runScript); null when a value cannot travel as JSON. SQLite's
+ * string literals know no escapes but a doubled quote, and JSON text holds no raw control characters.
+ */
+export function insertRowsScript(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], onConflict?: OnConflict): string | null {
+  if (rows.length === 0) return '';
+  const asJson = rowsJson(rows, columns.length);
+  if (!asJson) return null;
+  const { qi } = queryInterface(model);
+  const sql = rowsSql((c) => qi.quoteIdentifier(c), model.getTableName() as string, columns, asJson.fractions, onConflict);
+  const literal = `'${asJson.json.replaceAll("'", "''")}'`;
+  return sql.replace('json_each(?1)', () => `json_each(${literal})`);
+}

@@ -12,7 +12,12 @@ export const PRAGMAS = [
   'PRAGMA synchronous = NORMAL',
   'PRAGMA busy_timeout = 10000',
   'PRAGMA foreign_keys = ON',
+  // What a WAL grown by a burst of writes keeps of its size once it starts over (64 MiB).
+  'PRAGMA journal_size_limit = 67108864',
 ];
+
+/** The connection the write path's WAL checkpoints run on (see checkpointWal). */
+const CHECKPOINTER = 'checkpoint';
 
 type SqliteConnection = SqliteDatabase & { uuid?: string; rigdPragmas?: boolean };
 interface SqliteConnectionManager {
@@ -31,9 +36,10 @@ function exec(conn: SqliteConnection, sql: string): Promise<void> {
  * closes it afterwards and runs no afterConnect hooks on it, so per-connection pragmas would
  * never reach transactions, and concurrent transactions would fight for the write lock.
  *
- * rigd writes through one serialised write path (src/db/write-path.ts), so it keeps exactly two
- * connections: "default" for reads and one persistent "writer" that every transaction uses.
- * Both get the pragmas when opened. A second transaction while one is open is a programming
+ * rigd writes through one serialised write path (src/db/write-path.ts), so it keeps two
+ * connections: "default" for reads and one persistent "writer" that every transaction uses, and a
+ * third for the write path's WAL checkpoints, so that they never wait behind a long read.
+ * Each gets the pragmas when opened. A second transaction while one is open is a programming
  * error (a write that bypassed the write path) and fails loudly instead of corrupting state.
  * When a COMMIT or ROLLBACK fails (a full disk: SQLITE_FULL, SQLITE_IOERR), Sequelize "destroys" the
  * connection instead of releasing it; here that rolls back whatever is left of the transaction and
@@ -47,13 +53,13 @@ function pinConnections(sequelize: Sequelize): void {
   let writerBusy = false;
 
   cm.getConnection = async (options = {}) => {
-    const isTransaction = options.uuid !== undefined && options.uuid !== 'default';
+    const isTransaction = options.uuid !== undefined && options.uuid !== 'default' && options.uuid !== CHECKPOINTER;
     if (isTransaction) {
       if (writerBusy) throw new Error('a write transaction is already open: writes must go through the write path');
       writerBusy = true;
     }
     try {
-      const conn = await getConnection({ ...options, uuid: isTransaction ? 'writer' : 'default' });
+      const conn = await getConnection({ ...options, uuid: isTransaction ? 'writer' : (options.uuid ?? 'default') });
       if (!conn.rigdPragmas) {
         for (const sql of PRAGMAS) await exec(conn, sql);
         conn.rigdPragmas = true;
@@ -73,6 +79,32 @@ function pinConnections(sequelize: Sequelize): void {
     await exec(connection, 'ROLLBACK').catch(() => undefined);
     if (connection === cm.connections.writer) writerBusy = false;
   };
+}
+
+/**
+ * One PASSIVE checkpoint of the WAL on the checkpoint connection: copies the frames committed so far
+ * back into the database file, waiting for nobody (readers and the writer go on meanwhile).
+ */
+export async function checkpointWal(sequelize: Sequelize): Promise<void> {
+  const cm = sequelize.connectionManager as unknown as SqliteConnectionManager;
+  const conn = await cm.getConnection({ uuid: CHECKPOINTER });
+  await exec(conn, 'PRAGMA wal_checkpoint(PASSIVE)');
+}
+
+/**
+ * Runs fn with the writer connection's exec (SQL text of several statements, run in one trip through
+ * the thread pool), holding the writer as a transaction does (WritePath.runScript).
+ */
+export async function withWriter<T>(sequelize: Sequelize, fn: (exec: (sql: string) => Promise<void>) => Promise<T>): Promise<T> {
+  const cm = sequelize.connectionManager as unknown as SqliteConnectionManager;
+  const conn = await cm.getConnection({ uuid: 'script' });
+  conn.uuid = 'script';
+  try {
+    return await fn((sql) => exec(conn, sql));
+  } finally {
+    cm.releaseConnection(conn);
+    conn.uuid = undefined;
+  }
 }
 
 /** Opens (creating if needed) the SQLite database in dataDir. */

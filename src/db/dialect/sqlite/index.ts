@@ -2,8 +2,8 @@ import { QueryTypes } from 'sequelize';
 import { databaseFault } from '../../faults.ts';
 import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
-import { bulkInsert, bulkInsertIds, insertRows, upsert } from './bulk.ts';
-import { closeSequelize, createSequelize } from './connection.ts';
+import { bulkInsert, bulkInsertIds, insertRows, insertRowsScript, upsert } from './bulk.ts';
+import { checkpointWal, closeSequelize, createSequelize, withWriter } from './connection.ts';
 
 /** SQLite through sqlite3: WAL, one pinned writer connection, RETURNING (>= 3.35) for new ids. */
 export const sqliteDialect: Dialect = {
@@ -11,11 +11,16 @@ export const sqliteDialect: Dialect = {
   connect: createSequelize,
   close: closeSequelize,
   // One queue, one transaction at a time: the pinned writer connection takes nothing else.
-  writePath: (sequelize, dataDir) => new WritePath(sequelize, { dataDir, walCheckpoints: true }),
+  writePath: (sequelize, dataDir) => new WritePath(sequelize, {
+      dataDir,
+      checkpoint: () => checkpointWal(sequelize),
+      scriptWriter: (fn) => withWriter(sequelize, fn),
+    }),
   bulkInsert,
   bulkInsertIds,
   upsert,
   insertRows,
+  insertRowsScript,
   async ping(sequelize) {
     await sequelize.query('SELECT 1');
   },
