@@ -206,7 +206,7 @@ function main() {
     symlinkSync('../lib/rigd/bin/rigd', path.join(stage, 'usr/bin/rigd'));
 
     const unit = readFileSync(path.join(root, 'systemd/rigd.service'), 'utf8').replaceAll('/opt/rigd/', '/usr/lib/rigd/');
-    if (!unit.includes('ExecStart=/usr/bin/node /usr/lib/rigd/bin/rigd serve')) fail('systemd/rigd.service: ExecStart is not /opt/rigd/bin/rigd serve any more; adapt the package');
+    if (!unit.includes('ExecStart=/usr/bin/node --max-semi-space-size=32 /usr/lib/rigd/bin/rigd serve')) fail('systemd/rigd.service: ExecStart is not /opt/rigd/bin/rigd serve any more; adapt the package');
     mkdirSync(path.dirname(path.join(stage, UNIT)), { recursive: true });
     writeFileSync(path.join(stage, UNIT), unit);
 

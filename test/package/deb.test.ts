@@ -108,7 +108,7 @@ test('extracted: unit and config fit the package paths; the closure runs with th
 
   const unitFile = path.join(x, 'lib/systemd/system/rigd.service');
   const unit = readFileSync(unitFile, 'utf8').split('\n');
-  t.ok(unit.includes('ExecStart=/usr/bin/node /usr/lib/rigd/bin/rigd serve'), 'ExecStart runs /usr/lib/rigd/bin/rigd');
+  t.ok(unit.includes('ExecStart=/usr/bin/node --max-semi-space-size=32 /usr/lib/rigd/bin/rigd serve'), 'ExecStart runs /usr/lib/rigd/bin/rigd');
   t.ok(unit.includes(`EnvironmentFile=-${ENV_FILE}`), `EnvironmentFile=-${ENV_FILE}, the file commands read too`);
   t.ok(unit.includes('User=rigd') && unit.includes('Environment=RIGD_DATA_DIR=/var/lib/rigd'), 'runs as rigd on /var/lib/rigd');
   const verify = sh('systemd-analyze', ['verify', unitFile]);
