@@ -7,7 +7,7 @@
  * the format is pretty (src/log/format.ts).
  *
  * The rest of rigd speaks the small Logger interface below (`log.info(msg, fields)`); the pino
- * instance behind it is there for hapi-pino (`request.logger`, one child per request).
+ * instance behind it is what routes reach as `request.logger` (src/server/ext/request-log.ts).
  */
 import { fstatSync } from 'node:fs';
 import { createRequire } from 'node:module';

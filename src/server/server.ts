@@ -45,7 +45,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
 
   registerRequestContext(server, config.server.trusted_proxies);
   registerRequestDeadline(server);
-  await registerRequestLog(server, opts.log, app.metrics.http);
+  registerRequestLog(server, opts.log, app.metrics.http);
   registerVpnGuard(server, config);
   registerErrors(server, opts.log);
   registerHeaders(server);

@@ -1,3 +1,4 @@
+import type { Logger as PinoLogger } from 'pino';
 import type { Address } from './client-address.ts';
 import type { VpnMode } from './ext/vpn-guard.ts';
 
@@ -14,6 +15,13 @@ declare module '@hapi/hapi' {
      * its own idle timeout instead. @default false
      */
     upload?: boolean;
+  }
+  interface Request {
+    /** The server's pino logger (ext/request-log.ts); lines logged while serving carry the request id. */
+    logger: PinoLogger;
+  }
+  interface Server {
+    logger: PinoLogger;
   }
   interface RequestApplicationState {
     requestId: string;

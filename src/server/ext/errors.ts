@@ -3,6 +3,7 @@ import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { DomainError, type ErrorDetail, type ErrorKind, Throttled } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { databaseFault } from '../../db/faults.ts';
+import { addResponseStep } from './lifecycle.ts';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -86,9 +87,8 @@ function render(request: Request, h: ResponseToolkit, e: HttpError) {
 
 /** Turns every error response into the route's error format (JSON by default). */
 export function registerErrors(server: Server, log: Logger): void {
-  server.ext('onPreResponse', (request, h) => {
-    const response = request.response;
-    if (!Boom.isBoom(response)) return h.continue;
+  addResponseStep(server, (request, h, response) => {
+    if (!Boom.isBoom(response)) return response;
     const e = toHttpError(response, request.app.requestId);
     if (e.status === 503 && (e.code === 'disk_full' || e.code === 'database_read_only')) {
       log.warn('write refused', { request_id: request.app.requestId, method: request.method, path: request.path, code: e.code, error: e.message });

@@ -1,5 +1,6 @@
 import type { ResponseObject, ResponseToolkit, Request, Server } from '@hapi/hapi';
 import { weakEtag } from '../../services/weak-etag.ts';
+import { addResponseStep } from './lifecycle.ts';
 
 export { weakEtag };
 
@@ -51,8 +52,8 @@ function runtime(startedAt: bigint): string {
  * ETag is taken over the exact bytes sent; a GET whose If-None-Match matches gets 304.
  */
 export function registerHeaders(server: Server): void {
-  server.ext('onPreResponse', (request, h) => {
-    let response = request.response as ResponseObject;
+  addResponseStep(server, (request, h, current) => {
+    let response = current as ResponseObject;
     if (isJsonSource(response)) {
       const body = JSON.stringify(response.source);
       const next = h.response(body).code(response.statusCode).type(JSON_TYPE);
@@ -75,6 +76,6 @@ export function registerHeaders(server: Server): void {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.header(name, value);
     response.header('x-request-id', request.app.requestId);
     response.header('x-runtime', runtime(request.app.startedAt));
-    return response === request.response ? h.continue : response;
+    return response;
   });
 }

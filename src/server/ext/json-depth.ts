@@ -1,5 +1,6 @@
 import type { Server } from '@hapi/hapi';
 import { InvalidInput } from '../../errors.ts';
+import { addStep } from './lifecycle.ts';
 
 /**
  * Deepest nesting of objects and arrays a request body may have (the top-level value is depth 1).
@@ -24,16 +25,23 @@ export function jsonDepth(value: unknown, limit = Infinity): number {
   return deepest;
 }
 
+/** Whether value's own values are all primitives (a form, a flat JSON object): depth 1 at most, no walk needed. */
+function isFlat(value: object): boolean {
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null) return false;
+  }
+  return true;
+}
+
 /** Every parsed body (JSON or form), on every route, is checked after parsing and before validation. */
 export function registerJsonDepth(server: Server, limit = MAX_JSON_DEPTH): void {
-  server.ext('onPostAuth', (request, h) => {
+  addStep(server, 'onPostAuth', (request, h) => {
     const payload = request.payload;
     if (typeof payload !== 'object' || payload === null || Buffer.isBuffer(payload) || typeof (payload as { pipe?: unknown }).pipe === 'function') {
       return h.continue;
     }
-    if (jsonDepth(payload, limit) > limit) {
-      throw new InvalidInput(`the request body is nested deeper than ${limit} levels of objects and arrays`, [{ message: `at most ${limit} levels` }], 'json_too_deep');
-    }
-    return h.continue;
+    if ((limit >= 1 && isFlat(payload)) || jsonDepth(payload, limit) <= limit) return h.continue;
+    throw new InvalidInput(`the request body is nested deeper than ${limit} levels of objects and arrays`, [{ message: `at most ${limit} levels` }], 'json_too_deep');
   });
 }

@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@hapi/hapi';
+import { addStep } from './lifecycle.ts';
 
 /** Node's own default. */
 export const REQUEST_TIMEOUT_MS = 300_000;
@@ -48,7 +49,7 @@ export function registerRequestDeadline(server: Server, opts: DeadlineOptions = 
     }
   };
 
-  server.ext('onRequest', (request, h) => {
+  addStep(server, 'onRequest', (request, h) => {
     const { req, res } = request.raw;
     if (!req.complete) {
       arriving.set(req, { since: request.info.received, res });
@@ -57,7 +58,7 @@ export function registerRequestDeadline(server: Server, opts: DeadlineOptions = 
     return h.continue;
   });
   // Routing is done here: an upload route's request is no longer this bound's business.
-  server.ext('onPreAuth', (request, h) => {
+  addStep(server, 'onPreAuth', (request, h) => {
     if (request.route.settings.app?.upload) arriving.delete(request.raw.req);
     return h.continue;
   });

@@ -1,5 +1,4 @@
 import type { Request, Server } from '@hapi/hapi';
-import hapiPino from 'hapi-pino';
 import { pino } from 'pino';
 import type { Logger } from '../../log.ts';
 import { addressText } from '../client-address.ts';
@@ -36,24 +35,18 @@ function details(request: Request): Record<string, unknown> {
 }
 
 /**
- * hapi-pino gives each request `request.logger`, a child of the server's pino logger; every line
- * logged while serving a request carries its `request_id` (src/log/request-scope.ts). hapi-pino's
- * own request lines are off: rigd writes one line per request when its response ends (journald
- * keeps stdout): method, path, status, duration, request id, client address. Feeds the HTTP
- * latency histogram of /metrics, labelled by route pattern (never the raw path, so the label set
- * stays small).
+ * Routes log through `request.logger` (and `server.logger`): the server's pino logger itself, shared
+ * by every request, since every line logged while serving a request carries its `request_id`
+ * anyway (src/log/request-scope.ts); no child logger or extension per request. rigd writes one line
+ * per request when its response ends (journald keeps stdout): method, path, status, duration,
+ * request id, client address. Feeds the HTTP latency histogram of /metrics, labelled by route
+ * pattern (never the raw path, so the label set stays small).
  */
-export async function registerRequestLog(server: Server, log: Logger, metrics: AppMetrics['http']): Promise<void> {
-  await server.register({
-    plugin: hapiPino,
-    options: {
-      instance: log.pino ?? pino({ level: 'silent' }),
-      logEvents: [],
-      logRequestStart: false,
-      logRequestComplete: false,
-      getChildBindings: () => ({}),
-    },
-  });
+export function registerRequestLog(server: Server, log: Logger, metrics: AppMetrics['http']): void {
+  const logger = log.pino ?? pino({ level: 'silent' });
+  server.decorate('server', 'logger', logger);
+  // A value, not a function: set once on hapi's Request prototype.
+  server.decorate('request', 'logger', logger as never);
   const debug = log.pino?.isLevelEnabled('debug') ?? false;
   server.events.on('response', (request) => {
     const started = request.app.startedAt;

@@ -2,6 +2,7 @@ import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config/schema.ts';
 import { inCidrs, parseCidrs, type CidrList } from '../client-address.ts';
+import { addStep } from './lifecycle.ts';
 
 /**
  * Which network may reach a route, set per route as `options.app.vpn`:
@@ -135,7 +136,7 @@ export function blockedPage(h: ResponseToolkit, host: string, refusal?: Refusal)
  */
 export function registerVpnGuard(server: Server, config: Pick<Config, 'vpn'>): void {
   const rule = vpnRule(config);
-  server.ext('onRequest', (request, h) => {
+  addStep(server, 'onRequest', (request, h) => {
     let mode: VpnMode | undefined;
     try {
       mode = request.server.match(request.method, request.path)?.settings.app?.vpn;
