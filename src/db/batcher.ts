@@ -76,31 +76,57 @@ export class Batcher<I, O> {
   }
 
   async #flush(): Promise<void> {
-    while (this.#waiting.length > 0) {
-      const batch = this.#waiting.splice(0, this.#maxBatch);
+    let batch = this.#take();
+    let committing = this.#commit(batch);
+    while (batch.length > 0) {
+      let results: O[];
       try {
-        let started = 0n;
-        const start = () => void (started = process.hrtime.bigint());
-        const items = batch.map((w) => w.item);
-        const results = await (this.#direct?.(items, start) ?? this.#run((t) => (start(), this.apply(items, t))));
-        this.writes.observer.batch?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
-        batch.forEach((w, i) => w.resolve(results[i]));
+        results = await committing;
       } catch (err) {
-        // A host fault (full disk) fails every item alike: no point retrying them one by one.
-        if (batch.length === 1 || (err instanceof DomainError && err.kind === 'unavailable')) {
-          for (const w of batch) w.reject(err);
-          continue;
-        }
-        for (const w of batch) {
-          try {
-            const [result] = await this.#run((t) => this.apply([w.item], t));
-            w.resolve(result);
-          } catch (itemErr) {
-            w.reject(itemErr);
-          }
-        }
+        await this.#failed(batch, err);
+        batch = this.#take();
+        committing = this.#commit(batch);
+        continue;
       }
+      // The next batch goes to the database before this one's callers go on: their answers are
+      // written while it commits, instead of before it starts.
+      const done = batch;
+      batch = this.#take();
+      committing = this.#commit(batch);
+      done.forEach((w, i) => w.resolve(results[i]));
     }
     this.#loops--;
+  }
+
+  #take(): Waiting<I, O>[] {
+    return this.#waiting.splice(0, this.#maxBatch);
+  }
+
+  /** Commits batch in one transaction (none for an empty batch); the results in item order. */
+  #commit(batch: Waiting<I, O>[]): Promise<O[]> {
+    if (batch.length === 0) return Promise.resolve([]);
+    let started = 0n;
+    const start = () => void (started = process.hrtime.bigint());
+    const items = batch.map((w) => w.item);
+    return (this.#direct?.(items, start) ?? this.#run((t) => (start(), this.apply(items, t)))).then((results) => {
+      this.writes.observer.batch?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
+      return results;
+    });
+  }
+
+  /** A batch that failed: a host fault fails every item alike; anything else is retried item by item, so that one bad item fails alone. */
+  async #failed(batch: Waiting<I, O>[], err: unknown): Promise<void> {
+    if (batch.length === 1 || (err instanceof DomainError && err.kind === 'unavailable')) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    for (const w of batch) {
+      try {
+        const [result] = await this.#run((t) => this.apply([w.item], t));
+        w.resolve(result);
+      } catch (itemErr) {
+        w.reject(itemErr);
+      }
+    }
   }
 }

@@ -25,6 +25,8 @@ interface SqliteConnectionManager {
   getConnection(options?: { uuid?: string }): Promise<SqliteConnection>;
   releaseConnection(connection: SqliteConnection, force?: boolean): void;
   destroyConnection(connection: SqliteConnection): Promise<void>;
+  /** Set by pinConnections: the writer connection, marked busy, when it is open and free; else null. */
+  takeOpenWriter?: () => SqliteConnection | null;
 }
 
 function exec(conn: SqliteConnection, sql: string): Promise<void> {
@@ -70,6 +72,13 @@ function pinConnections(sequelize: Sequelize): void {
       throw err;
     }
   };
+  // The writer, taken at once when it is open and free (no trip through the event loop's queue).
+  cm.takeOpenWriter = () => {
+    const conn = cm.connections.writer;
+    if (writerBusy || !conn?.rigdPragmas) return null;
+    writerBusy = true;
+    return conn;
+  };
   cm.releaseConnection = (connection) => {
     // Transactions release the writer when they end; keep it open for the next one.
     if (connection.uuid !== undefined) writerBusy = false;
@@ -97,7 +106,7 @@ export async function checkpointWal(sequelize: Sequelize): Promise<void> {
  */
 export async function withWriter<T>(sequelize: Sequelize, fn: (exec: (sql: string) => Promise<void>) => Promise<T>): Promise<T> {
   const cm = sequelize.connectionManager as unknown as SqliteConnectionManager;
-  const conn = await cm.getConnection({ uuid: 'script' });
+  const conn = cm.takeOpenWriter?.() ?? (await cm.getConnection({ uuid: 'script' }));
   conn.uuid = 'script';
   try {
     return await fn((sql) => exec(conn, sql));
