@@ -33,7 +33,8 @@ export class WritePath {
   readonly #scriptWriter: ScriptWriter | undefined;
   /** The writer connection no longer checkpoints in its COMMITs (set by its first transaction). */
   #ownCheckpoints = false;
-  #checkpointing = false;
+  /** The checkpoint running (both steps), if any: drain() waits for it. */
+  #checkpointing: Promise<void> | null = null;
   #lastCheckpoint = 0;
   /** Told about every transaction and batch (metrics); set with observe(). */
   observer: WriteObserver = {};
@@ -169,14 +170,13 @@ export class WritePath {
     const checkpoint = this.#walCheckpoint;
     const now = Date.now();
     if (!checkpoint || this.#checkpointing || now - this.#lastCheckpoint < this.#checkpointEveryMs) return;
-    this.#checkpointing = true;
     this.#lastCheckpoint = now;
-    checkpoint()
+    this.#checkpointing = checkpoint()
       .then(() => this.#queue.add(checkpoint))
       // A failed checkpoint (full disk, closing) leaves the frames in the WAL: the next one retries.
       .catch(() => undefined)
       .finally(() => {
-        this.#checkpointing = false;
+        this.#checkpointing = null;
       });
   }
 
@@ -195,9 +195,11 @@ export class WritePath {
     return this.#queue.size + this.#queue.pending + (this.#beside ? this.#beside.size + this.#beside.pending : 0);
   }
 
-  /** Resolves when no write is queued or running. */
+  /** Resolves when no write (nor a checkpoint of the write path) is queued or running. */
   async drain(): Promise<void> {
-    await Promise.all([this.#queue.onIdle(), this.#beside?.onIdle()]);
+    await Promise.all([this.#queue.onIdle(), this.#beside?.onIdle(), this.#checkpointing]);
+    // A checkpoint's second step joins the queue once its first is done.
+    await this.#queue.onIdle();
   }
 
   /** A group-commit batcher over this write path. */
