@@ -7,6 +7,9 @@ import { databaseFault } from './faults.ts';
 /** Least time between two checkpoints of the WAL started by the write path, ms. */
 const CHECKPOINT_EVERY_MS = 1000;
 
+/** Run once on the writer connection when the write path checkpoints the WAL itself. */
+const NO_AUTOCHECKPOINT = 'PRAGMA wal_autocheckpoint = 0';
+
 /** How the last write of this process ended, for /healthz. */
 export interface WriteHealth {
   /** The host fault the last write failed with (disk_full, database_read_only), or null when it committed. */
@@ -96,7 +99,7 @@ export class WritePath {
         onStart?.();
         await writer(async (exec) => {
           try {
-            await exec(`${this.#ownCheckpoints ? '' : 'PRAGMA wal_autocheckpoint = 0;'}BEGIN IMMEDIATE;${sql}`);
+            await exec(`${this.#ownCheckpoints ? '' : `${NO_AUTOCHECKPOINT};`}BEGIN IMMEDIATE;${sql}`);
             this.#ownCheckpoints = true;
             applied();
             await exec('COMMIT');
@@ -119,7 +122,7 @@ export class WritePath {
     return this.#observed((applied) =>
       this.#sequelize.transaction(async (t) => {
         if (!this.#ownCheckpoints) {
-          await this.#sequelize.query('PRAGMA wal_autocheckpoint = 0', { transaction: t });
+          await this.#sequelize.query(NO_AUTOCHECKPOINT, { transaction: t });
           this.#ownCheckpoints = true;
         }
         const value = await fn(t);
