@@ -62,7 +62,8 @@ export function productionClosure(root) {
 const UNUSED_DIRS = ['test', 'tests', '__tests__', 'example', 'examples', 'demo', 'benchmark', 'bench', 'docs'];
 
 /**
- * Files no running rigd reads: TypeScript sources and declarations, source maps, documentation
+ * Files no running rigd reads: TypeScript sources and declarations, source maps, test files
+ * (pg-protocol and pino-pretty publish theirs next to the code), documentation
  * (licences stay; a documentation site's HTML page at a package's top level, which loads scripts from
  * CDNs), dotfiles (lint, VCS and npm settings), and the directories above.
  */
@@ -72,6 +73,7 @@ function unused(rel, isDir) {
   if (isDir) return !rel.includes(path.sep) && UNUSED_DIRS.includes(base);
   if (/^(licen[cs]e|copying|notice)/i.test(base)) return false;
   if (!rel.includes(path.sep) && /\.html?$/i.test(base)) return true;
+  if (/\.(test|spec)\.[cm]?[jt]sx?$/.test(base)) return true;
   return /\.(d\.)?[cm]?tsx?$/.test(base) || base.endsWith('.map') || /\.(md|markdown)$/i.test(base);
 }
 
