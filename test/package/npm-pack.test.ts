@@ -23,7 +23,8 @@ test('npm pack holds bin/rigd, dist/ and the run-time files, and no tests', (t) 
 });
 
 // The real thing: the packed tarball installed globally into a scratch prefix (dependencies from the
-// npm registry, install scripts skipped: `--version` loads no native module), and `rigd` on its PATH.
+// npm registry, install scripts skipped: `--version` loads no native module; without the optional
+// Node runtimes, which only the Debian package uses), and `rigd` on its PATH.
 test('npm install -g of the packed tarball puts rigd on PATH', async (t) => {
   const { mkdtempSync, rmSync, lstatSync } = await import('node:fs');
   const os = await import('node:os');
@@ -33,7 +34,7 @@ test('npm install -g of the packed tarball puts rigd on PATH', async (t) => {
     t.equal(pack.status, 0, `npm pack (${pack.stderr.trim().split('\n').pop() ?? ''})`);
     const [{ filename }] = JSON.parse(pack.stdout) as { filename: string }[];
     const prefix = path.join(dir, 'prefix');
-    const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, path.join(dir, filename), '--ignore-scripts', '--no-audit', '--no-fund'], {
+    const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, path.join(dir, filename), '--ignore-scripts', '--omit=optional', '--no-audit', '--no-fund'], {
       cwd: dir,
       encoding: 'utf8',
       maxBuffer: 16 << 20,

@@ -18,6 +18,8 @@ export interface Built {
   deb: string | null;
   /** What the build printed on stderr (its reason when deb is null). */
   stderr: string;
+  /** The cache directory of this build: results derived from the package alone can be kept there. */
+  cacheDir: string | null;
 }
 
 function digest(extra: string): string {
@@ -40,16 +42,16 @@ export function buildPackage(out: string, opts: { arch?: 'amd64' | 'arm64'; vers
   const cached = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith('.deb')) : undefined;
   if (cached) {
     copyFileSync(path.join(dir, cached), path.join(out, cached));
-    return { deb: path.join(out, cached), stderr: '' };
+    return { deb: path.join(out, cached), stderr: '', cacheDir: dir };
   }
   const tmp = `${dir}.${process.pid}.tmp`;
   mkdirSync(tmp, { recursive: true });
   const res = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'package.mjs'), '--out', tmp, ...args], { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 1_800_000 });
   const stderr = `${res.stderr ?? ''}${res.error ? res.error.message : ''}`.trim();
-  if (res.status !== 0) return { deb: null, stderr };
+  if (res.status !== 0) return { deb: null, stderr, cacheDir: null };
   const name = path.basename(res.stdout.trim());
   spawnSync('rm', ['-rf', dir]);
   renameSync(tmp, dir);
   copyFileSync(path.join(dir, name), path.join(out, name));
-  return { deb: path.join(out, name), stderr };
+  return { deb: path.join(out, name), stderr, cacheDir: dir };
 }
