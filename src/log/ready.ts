@@ -20,6 +20,6 @@ export function announceReady(log: Logger, format: LogFormat, url: string, noUse
   // The hint first: whoever waits for the ready line has the whole start-up once it arrives.
   if (noUsers) always.info(NO_USERS_HINT);
   always.info(ready, { url });
-  // stdout is buffered: whoever waits for the line gets it now.
-  log.flush?.();
+  // No flush here: stdout's buffered stream writes these at once, and a synchronous flush while its
+  // own write is in flight would put the ready line before the hint.
 }
