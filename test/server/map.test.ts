@@ -142,6 +142,8 @@ test('/map at 1280 px: a marker per rig with a fix, coloured by status; popups a
     await fixPopup.waitFor();
     t.equal(await fixPopup.textContent(), 'No fix in the last report; last fix about 2 hours ago', 'its popup says how old the fix is');
     await page.locator('.leaflet-popup-close-button').click();
+    // Its popup fades out: gone before the next one opens.
+    await page.locator('.leaflet-popup').waitFor({ state: 'detached' });
     for (const [id, status] of Object.entries(WITH_FIX)) {
       const colour = await page.locator(`.leaflet-marker-icon[title="${id}"]`).evaluate((el) => (globalThis as unknown as MapWindow).getComputedStyle(el).backgroundColor);
       t.equal(colour, COLOURS[status], `${id}: ${status} colour ${COLOURS[status]}`);
