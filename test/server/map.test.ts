@@ -72,9 +72,9 @@ test('setup: five rigs report from the VPN (four with a fix, one hostile); one s
     // A fix from two days ago: older than the track's 24 hours.
     await RigReport.create({ rig_id: 'rig-a', received_at: ago(48 * 3600_000), serial: 'SA', lan_ip: null, peer_address: '10.144.190.2', version: '1.0', branch: 'main', latitude: 10, longitude: 10 }, { transaction });
     // lostfix had a fix 2 h ago; its last report, a minute ago, had none: it stays on the map at that fix.
-    await Rig.create({ id: 'lostfix', serial: 'SL', lan_ip: null, vpn_address: '10.144.190.7', version: '1.0', branch: 'main', latitude: null, longitude: null, last_seen_at: ago(60_000), current_project: null }, { transaction });
-    await RigReport.create({ rig_id: 'lostfix', received_at: ago(2 * 3600_000), serial: 'SL', lan_ip: null, peer_address: '10.144.190.7', version: '1.0', branch: 'main', latitude: 60, longitude: 25 }, { transaction });
-    await RigReport.create({ rig_id: 'lostfix', received_at: ago(60_000), serial: 'SL', lan_ip: null, peer_address: '10.144.190.7', version: '1.0', branch: 'main', latitude: null, longitude: null }, { transaction });
+    await Rig.create({ id: 'lostfix', serial: 'SL', lan_ip: null, vpn_address: '10.144.190.8', version: '1.0', branch: 'main', latitude: null, longitude: null, last_seen_at: ago(60_000), current_project: null }, { transaction });
+    await RigReport.create({ rig_id: 'lostfix', received_at: ago(2 * 3600_000), serial: 'SL', lan_ip: null, peer_address: '10.144.190.8', version: '1.0', branch: 'main', latitude: 60, longitude: 25 }, { transaction });
+    await RigReport.create({ rig_id: 'lostfix', received_at: ago(60_000), serial: 'SL', lan_ip: null, peer_address: '10.144.190.8', version: '1.0', branch: 'main', latitude: null, longitude: null }, { transaction });
   });
 
   tiles = createHttpServer((req, res) => {
