@@ -36,8 +36,10 @@
   /** id -> { marker, rig } */
   var markers = new Map();
 
-  function icon(status) {
-    return L.divIcon({ className: 'rig-marker dot dot-' + status, iconSize: [14, 14], iconAnchor: [7, 7], popupAnchor: [0, -7], html: '' });
+  /** A rig whose last report had no fix stands at its last known one: a distinct (dashed, faded) marker. */
+  function icon(status, lastFix) {
+    var className = 'rig-marker dot dot-' + status + (lastFix ? ' rig-marker-last-fix' : '');
+    return L.divIcon({ className: className, iconSize: [14, 14], iconAnchor: [7, 7], popupAnchor: [0, -7], html: '' });
   }
 
   function text(tag, className, value) {
@@ -70,6 +72,14 @@
       time.title = new Date(rig.last_report).toString();
       last.appendChild(time);
       box.appendChild(last);
+      if (rig.last_fix) {
+        var fix = text('div', 'last-fix', 'No fix in the last report; last fix ');
+        var fixTime = text('time', '', window.rigdMapBase.timeAgo(rig.last_fix, Date.now()));
+        fixTime.setAttribute('datetime', rig.last_fix);
+        fixTime.title = new Date(rig.last_fix).toString();
+        fix.appendChild(fixTime);
+        box.appendChild(fix);
+      }
       var link = text('a', 'rig-link', 'Rig page');
       link.href = '/rigs/' + encodeURIComponent(rig.id);
       var p = document.createElement('div');
@@ -85,7 +95,7 @@
       rig && typeof rig.id === 'string' && RIG_ID.test(rig.id) && STATUSES[rig.status] === true &&
       typeof rig.lat === 'number' && isFinite(rig.lat) && Math.abs(rig.lat) <= 90 &&
       typeof rig.lon === 'number' && isFinite(rig.lon) && Math.abs(rig.lon) <= 180 &&
-      typeof rig.last_report === 'string'
+      typeof rig.last_report === 'string' && (rig.last_fix === undefined || typeof rig.last_fix === 'string')
     );
   }
 
@@ -95,11 +105,11 @@
     var removed = [];
     rigs.forEach(function (raw) {
       if (!valid(raw)) return;
-      var rig = { id: raw.id, lat: raw.lat, lon: raw.lon, status: raw.status, last_report: raw.last_report, branch: String(raw.branch || ''), version: String(raw.version || '') };
+      var rig = { id: raw.id, lat: raw.lat, lon: raw.lon, status: raw.status, last_report: raw.last_report, last_fix: raw.last_fix, branch: String(raw.branch || ''), version: String(raw.version || '') };
       seen.add(rig.id);
       var entry = markers.get(rig.id);
       if (!entry) {
-        entry = { rig: rig, marker: L.marker([rig.lat, rig.lon], { icon: icon(rig.status), title: rig.id, alt: rig.id, keyboard: true }) };
+        entry = { rig: rig, marker: L.marker([rig.lat, rig.lon], { icon: icon(rig.status, rig.last_fix), title: rig.id, alt: rig.id, keyboard: true }) };
         entry.marker.bindPopup(popupFor(entry));
         markers.set(rig.id, entry);
         added.push(entry.marker);
@@ -113,8 +123,8 @@
         entry.marker.setLatLng([rig.lat, rig.lon]);
         added.push(entry.marker);
       }
-      if (old.status !== rig.status) {
-        entry.marker.setIcon(icon(rig.status));
+      if (old.status !== rig.status || Boolean(old.last_fix) !== Boolean(rig.last_fix)) {
+        entry.marker.setIcon(icon(rig.status, rig.last_fix));
         if (cluster.hasLayer(entry.marker)) cluster.refreshClusters(entry.marker);
       }
     });

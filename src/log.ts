@@ -10,9 +10,9 @@
  * instance behind it is what routes reach as `request.logger` (src/server/ext/request-log.ts).
  */
 import { fstatSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { LogFormat } from './log/format.ts';
+import { prettyStream } from './log/pretty.ts';
 import { maskFields } from './log/redact.ts';
 import { requestScope } from './log/request-scope.ts';
 
@@ -80,8 +80,7 @@ interface Sink {
 
 function stdoutSink(options: LoggerOptions): Sink {
   if (options.format === 'pretty') {
-    const pretty = createRequire(import.meta.url)('pino-pretty') as (o: object) => DestinationStream & { flushSync?(): void };
-    const stream = pretty({ destination: 1, sync: !options.async, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+    const stream = prettyStream({ sync: !options.async, colorize: process.stdout.isTTY === true });
     return { stream, flush: () => stream.flushSync?.() };
   }
   const out = pino.destination({ dest: 1, sync: !options.async });

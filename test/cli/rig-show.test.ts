@@ -56,6 +56,9 @@ test('rigs show --json: status, addresses, last report with offset, position run
     [[2.5, 2], [1.5, 2]],
     'positions from the history, newest first, a parked stretch as one run (the report without a fix left out)',
   );
+  t.deepEqual([d.latitude, d.longitude], [null, null], 'the last report had no fix: no current position');
+  t.deepEqual([d.last_fix?.latitude, d.last_fix?.longitude, d.last_fix?.age], [2.5, 13.25, '2 h'], 'last_fix: the last known position, 2 h old');
+  t.match(d.last_fix?.at ?? '', ISO_OFFSET, 'with its time');
   t.deepEqual([d.uploads.total, d.uploads.recent.map((u: { key: string }) => u.key)], [2, ['rig7/b\u001b[31m.log', 'rig7/a.sqlite']], "its uploads, newest first (not rig8's)");
   t.deepEqual([d.captures.total, d.captures.recent.map((c: { key: string; state: string }) => `${c.key} ${c.state}`)], [1, ['rig7/a.sqlite failed']], 'its captures');
   t.match(d.captures.recent[0].created_at, ISO_OFFSET, 'capture times with offset too');
@@ -81,6 +84,12 @@ test('rigs show: the text view', async (t) => {
   t.match(out, /\n {2}local_ip +192\.168\.170\.7\n/, 'local_ip');
   t.match(out, /\n {2}last report +1 minute ago \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00 \(UTC\)\)\n/, 'last report: words, then the absolute time with zone');
   t.match(out, /\n {2}2\.50000,13\.25000 .* 2\n {2}1\.50000,13\.25000 .* 2\n/, 'position runs');
+  t.match(
+    out,
+    /\n {2}position +2\.50000,13\.25000 \(last fix 2 h ago, \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00 \(UTC\); no fix in the last report\)\n/,
+    'the last report had no fix: the last known position, with its time',
+  );
+  t.match((await rigd(['rigs', 'show', 'rig8'], { env })).stdout, /\n {2}position +3\.50000,13\.25000\n/, 'a rig whose last report had a fix: its position');
   t.match(out, /uploads \(2 of 2, newest first\)/, 'uploads heading');
   t.match(out, /\noffline periods in the last 7 days \(newest first\)\n {2}FROM +UNTIL +DURATION\n.*\n.* 3 h\n/, 'offline periods table');
   t.match(out, /\n {2}online last 7 d +\d+(\.\d+)?% \(of 3 d since the first retained report\)\n/, '7-day share says it is clipped');

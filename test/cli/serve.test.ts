@@ -17,7 +17,10 @@ test('rigd serve: migrates a fresh data_dir, prints its address and a first-user
   const dir = path.join(tmpDir(), 'data');
   const server = await serveProcess({ RIGD_DATA_DIR: dir });
   try {
-    t.match(server.output(), /^rigd listening on http:\/\/127\.0\.0\.1:\d+\n/, 'the listening line first');
+    // stdout is a pipe: JSON lines; the ready line has the contract's text as its msg.
+    const ready = JSON.parse(server.output().split('\n').find((l) => l.includes('listening on')) ?? '{}');
+    t.match(ready.msg, /^rigd listening on http:\/\/127\.0\.0\.1:\d+$/, 'the listening line');
+    t.equal(ready.url, server.url, 'with the address as url');
     t.match(server.output(), /no users yet: add one with {2}rigd user add NAME --email EMAIL/, 'how to add a user');
     if (onPostgres) {
       const applied = execFileSync('psql', ['-qAtX', databaseUrlFor(dir), '-c', 'SELECT COUNT(*) FROM schema_migrations'], { encoding: 'utf8' }).trim();

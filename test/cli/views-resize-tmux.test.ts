@@ -1,5 +1,6 @@
 // `rigd rigs --watch` in a real terminal (tmux) resized from 120 to 80 columns: the view redraws
-// with the columns that fit, and no line of the wider frame is left behind.
+// with the columns that fit, and no line or fragment of the wider frame is left behind. One rig has
+// a 60-character branch: it is shortened, and hides no other column.
 import test from 'tape';
 import { execFileSync } from 'node:child_process';
 import { openDatabase } from '../../src/db/index.ts';
@@ -27,7 +28,8 @@ test('rigd rigs --watch redraws cleanly when the terminal goes from 120 to 80 co
   const db = await openDatabase(config.data_dir, { url: config.database.url });
   const rigs = new RigService(db, config);
   for (const id of ['rig1', 'rig2', 'rig3']) {
-    await rigs.report(id, { rig_serial: `S-${id}`, local_ip: '192.168.5.5', software_version: '2.0', git_branch: 'main', gpsd_latitude: '52.52', gpsd_longitude: '13.405' }, '10.144.181.3');
+    const branch = id === 'rig2' ? 'feature/very-long-branch-name-that-goes-on-and-on-and-on-xyz' : 'main';
+    await rigs.report(id, { rig_serial: `S-${id}`, local_ip: '192.168.5.5', software_version: '2.0', git_branch: branch, gpsd_latitude: '52.52', gpsd_longitude: '13.405' }, '10.144.181.3');
   }
   await db.close();
   const session = `rigd-resize-${process.pid}`;
@@ -35,13 +37,15 @@ test('rigd rigs --watch redraws cleanly when the terminal goes from 120 to 80 co
   tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', command);
   try {
     const wide = await pane(session, (s) => s.includes('rig3') && s.includes('POSITION'), 'the table at 120');
-    t.match(wide, /STATUS\s+ID\s+LAN IP\s+VPN NAME\s+BRANCH \(VERSION\)\s+LAST SEEN\s+POSITION/, '120 columns: LAN IP, VPN NAME and POSITION shown');
+    t.match(wide, /STATUS\s+ID\s+LAN IP\s+VPN NAME\s+BRANCH \(VERSION\)\s+LAST SEEN\s+POSITION\s+PROJECT/, '120 columns: every column, the long branch notwithstanding');
+    t.match(wide, /^●.*rig2.*feature\/very-long[^ ]*…/m, 'the long branch shortened with …');
+    t.ok(wide.split('\n').every((l) => [...l].length <= 120), 'no line over 120 cells');
 
     tmux('resize-window', '-t', session, '-x', '80', '-y', '30');
     // A whole frame: its header and its last row (a capture taken mid-redraw may hold only part of one).
     const narrow = await pane(
       session,
-      (s) => /^\s+STATUS\s+ID\s/m.test(s) && /^●.*rig3.*less than a minute ago/m.test(s) && !s.includes('POSITION') && !s.includes('…'),
+      (s) => /^\s+STATUS\s+ID\s/m.test(s) && /^●.*rig3.*less than a minute ago/m.test(s) && !s.includes('POSITION') && /^updated /m.test(s),
       'the table redrawn at 80',
     );
     const lines = narrow.split('\n');
@@ -49,6 +53,8 @@ test('rigd rigs --watch redraws cleanly when the terminal goes from 120 to 80 co
     t.equal(lines.filter((l) => /^\s+STATUS\s+ID\s/.test(l)).length, 1, 'one header: nothing of the wide frame left');
     t.deepEqual(lines.filter((l) => l.startsWith('●')).map((l) => l.split(/\s+/)[2]), ['rig1', 'rig2', 'rig3'], 'each rig once');
     t.ok(lines.filter((l) => l.startsWith('●')).every((l) => /less than a minute ago/.test(l)), 'each row keeps its last seen');
+    const known = (l: string) => l.trim() === '' || /^3 rigs: /.test(l) || /^\s+STATUS\s+ID\s/.test(l) || l.startsWith('●') || /^updated /.test(l);
+    t.deepEqual(lines.filter((l) => !known(l)), [], 'no fragment of the wider frame: every line is the summary, the header, a rig or the footer');
     tmux('send-keys', '-t', session, 'q');
     t.match(await pane(session, (s) => s.includes('rigd exited'), 'the exit'), /rigd exited 0/, 'q quits with exit 0');
   } finally {

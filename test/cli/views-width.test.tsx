@@ -8,7 +8,7 @@ import type { CaptureView } from '../../src/services/captures/service.ts';
 import type { RigView } from '../../src/services/rigs/service.ts';
 import type { UploadView } from '../../src/services/uploads/service.ts';
 import { CapturesWatch } from '../../src/cli/views/captures-watch.tsx';
-import { fitColumns } from '../../src/cli/views/columns.ts';
+import { fitColumns, fitLayout, shorten } from '../../src/cli/views/columns.ts';
 import { RigsWatch } from '../../src/cli/views/rigs-watch.tsx';
 import { UploadsWatch } from '../../src/cli/views/uploads-watch.tsx';
 
@@ -149,4 +149,61 @@ test('rigs --watch draws only the rows a terminal of 12 lines shows, and says ho
   t.ok(rows[0].includes('rig1 '), 'the first rigs in order');
   t.ok(frame.includes('… 35 more'), 'the hidden rigs counted');
   t.ok(frame.split('\n').length <= 12, `the frame fits the 12 lines (${frame.split('\n').length})`);
+});
+
+test('fitLayout: long cells are shortened before any column is dropped; floors and headers are kept', (t) => {
+  const rows = [['ID', 'BRANCH', 'SEEN'], ['r1', 'x'.repeat(60), '5 minutes ago']];
+  const all = fitLayout(rows, [0, 1, 0], 40, [undefined, undefined, Infinity]);
+  t.deepEqual(all.keep, [0, 1, 2], '40 cells: every column, the branch shortened');
+  t.equal(all.widths[1], 40 - 2 - 13 - 4, 'the branch takes what is left');
+  t.equal(all.widths[2], 13, 'a column with an Infinity floor is never shortened');
+  const narrow = fitLayout(rows, [0, 1, 0], 20, [undefined, undefined, Infinity]);
+  t.deepEqual(narrow.keep, [0, 2], 'even shortened to its floor the branch does not fit 20: dropped');
+  t.equal(shorten('feature/abc', 8), 'feature…', 'a shortened cell ends in …');
+  t.equal(shorten('main', 8), 'main', 'a short cell is untouched');
+  t.end();
+});
+
+const LONG_BRANCH = 'feature/very-long-branch-name-that-goes-on-and-on-and-on-xyz'; // 60 characters
+
+test('rigs --watch with a 60-character branch at 80, 120 and 160 columns: shortened, every column kept where it fits', async (t) => {
+  const rigs = [...RIGS, rig('rig3', 30, { branch: LONG_BRANCH })];
+  let shownBefore = 0;
+  for (const columns of [80, 120, 160]) {
+    const view = mount(t, <RigsWatch load={async () => rigs} intervalMs={50} filter={{}} sort="id" colour={false} now={() => NOW} />);
+    resize(view, columns);
+    const frame = await until(view, (f) => f.includes('rig3') && widest(f) <= columns, `the rigs at ${columns}`);
+    t.ok(widest(frame) <= columns, `${columns} columns: no line wider (widest ${widest(frame)})`);
+    const header = headerOf(frame);
+    t.match(header, /STATUS\s+ID\s.*BRANCH \(VERSION\)\s+LAST SEEN/, `${columns}: status, id, branch and last seen (${header.trim()})`);
+    if (columns >= 120) t.match(header, /^ {2}STATUS\s+ID\s+LAN IP\s+VPN NAME\s+BRANCH \(VERSION\)\s+LAST SEEN\s+POSITION\s+PROJECT$/, `${columns}: every column`);
+    const long = frame.split('\n').find((l) => l.includes('rig3 ')) ?? '';
+    t.match(long, /feature\/very-lo[^ ]*…/, `${columns}: the long branch shortened with …`);
+    const shown = /(feature\/[^ ]*)…/.exec(long)?.[1].length ?? 0;
+    t.ok(shown > shownBefore, `${columns}: more of it shows than in fewer columns (${shown} characters)`);
+    shownBefore = shown;
+    t.match(frame, /● stale\s+rig2\s.*dev \(2\.1-rc1\)/, `${columns}: the other rigs' branch and version whole`);
+    view.unmount();
+  }
+});
+
+test('captures --watch at 120 columns keeps KEY and RIG beside a long result', async (t) => {
+  const long = capture(9, 'ingested', null);
+  long.key = `rig10/2026-11-23/${'long-capture-name-'.repeat(3)}9.sqlite`;
+  long.tables = ['readings', 'events', 'frames', 'notes'].map((name) => ({ name, columns: [], rows: 120000, time_column: 'at', first: '2026-11-23T07:41:08.000Z', last: '2026-11-23T09:02:11.000Z' }));
+  const captures = [long, capture(7, 'ingesting', { step: 'download', bytes: 1024, total: 4096 })];
+  for (const columns of [80, 120, 160]) {
+    const view = mount(t, <CapturesWatch load={async () => captures} intervalMs={50} colour={false} now={() => NOW} />);
+    resize(view, columns);
+    const frame = await until(view, (f) => f.includes('25%') && widest(f) <= columns, `captures at ${columns}`);
+    t.ok(widest(frame) <= columns, `${columns}: no line wider (widest ${widest(frame)})`);
+    const header = headerOf(frame);
+    if (columns >= 120) {
+      t.match(header, /^ID\s+STATE\s+RIG\s+PROJECT\s+KEY\s+PROGRESS \/ RESULT\s+UPDATED$/, `${columns}: every column, KEY and RIG included`);
+      t.match(frame, /^9\s+ingested\s+rig10\s+survey-harbour-7\s+rig10\/2026-11-23\//m, `${columns}: the capture's rig and key`);
+    } else t.match(header, /^ID\s+STATE\s.*PROGRESS \/ RESULT/, `${columns}: id, state and progress`);
+    t.match(frame, /readings 120000 rows/, `${columns}: the result, shortened where it must be`);
+    t.match(frame, /25%/, `${columns}: the progress bar whole`);
+    view.unmount();
+  }
 });

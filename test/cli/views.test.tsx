@@ -59,11 +59,11 @@ test('rigs --watch view: rows, summary, colours, NO_COLOR, a rig appearing', asy
   t.equal(lines[0], '3 rigs: 1 online, 1 stale, 1 offline · versions: main 2.0 ×2, dev 2.1-rc1 ×1', 'summary line: statuses and versions');
   // ink-testing-library's terminal is 100 columns: the columns that do not fit (position, then LAN IP)
   // are left out (test/cli/views-width.test.tsx shows 80 and 120 columns).
-  t.match(lines[2], /^ {2}STATUS\s+ID\s+VPN NAME\s+BRANCH \(VERSION\)\s+LAST SEEN\s+PROJECT$/, 'header');
-  t.match(lines[3], /^● online\s+rig10\s+rig10\.rigs\.internal\s+main \(2\.0\)\s+less than a minute ago\s+survey-7$/, 'online rig row, the columns that fit in 100');
+  t.match(lines[2], /^ {2}STATUS\s+ID\s+LAN IP\s+VPN NAME\s+BRANCH \(VERSION\)\s+LAST SEEN\s+PROJECT$/, 'header');
+  t.match(lines[3], /^● online\s+rig10\s+192\.168\.5\.5\s+rig10\.rigs\.intern…\s+main \(2\.0\)\s+less than a minute ago\s+survey-7$/, 'online rig row in 100: the VPN name shortened so that LAN IP fits');
   t.equal(lines.filter((l) => l.startsWith('●')).length, 3, 'one line per rig');
   t.match(lines[4], /^● stale\s+rig2\s+.*dev \(2\.1-rc1\)\s+20 minutes ago/, 'stale rig row');
-  t.match(lines[5], /^● offline\s+rig1\s+rig1\.rigs\.internal\s+main \(2\.0\)\s+about 3 hours ago$/, 'offline rig: no project');
+  t.match(lines[5], /^● offline\s+rig1\s+-\s+rig1\.rigs\.internal\s+main \(2\.0\)\s+about 3 hours ago$/, 'offline rig: no LAN IP, no project');
   t.ok(first.includes(`${ESC}32m●`), 'online dot is green');
   t.ok(first.includes(`${ESC}33m●`), 'stale dot is amber');
   t.ok(first.includes(`${ESC}90m●`), 'offline dot is grey');
@@ -133,6 +133,9 @@ test('captures --watch and ingest --wait views: download bar advancing, then the
   c = capture('ingesting', { step: 'download', bytes: 4096, total: 4096 });
   await until(view.lastFrame, (f) => f.includes(progressBar(1, 1)), 'download at 100 %');
   t.pass('the download bar advanced');
+  // The result is long: at 160 columns it shows whole (at 100 it is shortened with "…").
+  Object.defineProperty(view.stdout, 'columns', { configurable: true, get: () => 160 });
+  view.stdout.emit('resize');
   c = capture('ingested', null, {
     tables: [
       { name: 'fixes', columns: [], rows: 12, time_column: 'at', first: '2026-11-23T07:41:08.000Z', last: '2026-11-23T09:02:11.000Z' },
@@ -174,7 +177,9 @@ test('data with ESC, BEL, CR and bidi overrides is shown escaped in every view, 
 
   const failed = capture('failed', null, { key: `rig1/${nasty}.sqlite`, error_code: 'not_sqlite', last_error: `bad header ${nasty}` });
   const cv = render(<CapturesWatch load={async () => [failed]} intervalMs={1000} colour={false} />);
-  // At the default 100 columns the view drops KEY for the essential columns; the error text stays.
+  // At 160 columns the key and the error text show whole.
+  Object.defineProperty(cv.stdout, 'columns', { configurable: true, get: () => 160 });
+  cv.stdout.emit('resize');
   const cf = await until(cv.lastFrame, (f) => f.includes('bad header'), 'the capture');
   t.notOk(raw.test(cf), 'captures view: no raw control character');
   t.ok(cf.includes('bad header \\x1b[31mred'), 'the error is shown escaped');

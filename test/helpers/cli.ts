@@ -78,7 +78,7 @@ export function serveProcess(env: Record<string, string>, args: string[] = ['--p
     }, 20_000);
     const onData = (d: Buffer) => {
       out += d;
-      const m = /rigd listening on (http:\/\/\S+)/.exec(out);
+      const m = /rigd listening on (http:\/\/[^\s"]+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve({

@@ -131,19 +131,22 @@ test('pretty or JSON: auto is pretty on a terminal only; json and pretty are for
   t.end();
 });
 
-test('rigd serve --log-format pretty: readable lines, no JSON; a bad format is refused', async (t) => {
+test('rigd serve --log-format pretty: one readable line per request, no JSON; a bad format is refused', async (t) => {
   const dir = tmpDir();
   const serve = await serveProcess({ RIGD_DATA_DIR: dir, RIGD_LOG_LEVEL: 'info' }, ['--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']);
-  const res = await http(`${serve.url}/healthz`);
-  t.equal(res.status, 200, '/healthz answers');
+  const res = await http(`${serve.url}/api/v1/openapi.json`, { headers: { 'x-request-id': 'trace-pretty-1' } });
+  t.equal(res.status, 200, '/api/v1/openapi.json answers');
   await sleep(200);
   t.equal(await serve.stop(), 0, 'SIGTERM: exit 0');
-  const out = serve.output();
-  t.match(out, /INFO.*request/, 'the request line, as text');
-  t.match(out, /stopping/, 'the stop line, flushed before exit');
-  t.notOk(/^\{/m.test(out), 'no line starts with {');
+  const lines = serve.output().trimEnd().split('\n');
+  const request = lines.filter((l) => l.includes('/api/v1/openapi.json'));
+  t.equal(request.length, 1, 'the request is one line');
+  t.match(request[0] ?? '', /INFO.*: GET \/api\/v1\/openapi\.json 200 [\d.]+ ms 127\.0\.0\.1 \[trace-pretty-1\]$/, 'method, path, status, duration, client, request id');
+  t.match(serve.output(), /stopping signal=SIGTERM/, 'the stop line, flushed before exit, its fields on the same line');
+  t.ok(lines.every((l) => /^rigd listening on |^no users yet|^\[\d\d:\d\d:\d\d\.\d{3}\] [A-Z]+/.test(l)), 'every line: the ready line, or time and level then the message (no field on a line of its own)');
+  t.notOk(/^\{/m.test(serve.output()), 'no line starts with {');
   const json = await serveProcess({ RIGD_DATA_DIR: dir, RIGD_LOG_LEVEL: 'info' }, ['--port', '0', '--host', '127.0.0.1']);
-  await http(`${json.url}/healthz`);
+  await http(`${json.url}/api/v1/openapi.json`);
   await sleep(200);
   await json.stop();
   t.match(json.output(), /^\{"time":"[^"]+","level":"info","msg":"request",/m, 'without the flag, into a pipe: JSON lines');

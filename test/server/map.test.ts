@@ -71,6 +71,10 @@ test('setup: five rigs report from the VPN (four with a fix, one hostile); one s
     await Rig.update({ last_seen_at: ago(3 * 3600_000) }, { where: { id: 'rig-c' }, transaction });
     // A fix from two days ago: older than the track's 24 hours.
     await RigReport.create({ rig_id: 'rig-a', received_at: ago(48 * 3600_000), serial: 'SA', lan_ip: null, peer_address: '10.144.190.2', version: '1.0', branch: 'main', latitude: 10, longitude: 10 }, { transaction });
+    // lostfix had a fix 2 h ago; its last report, a minute ago, had none: it stays on the map at that fix.
+    await Rig.create({ id: 'lostfix', serial: 'SL', lan_ip: null, vpn_address: '10.144.190.8', version: '1.0', branch: 'main', latitude: null, longitude: null, last_seen_at: ago(60_000), current_project: null }, { transaction });
+    await RigReport.create({ rig_id: 'lostfix', received_at: ago(2 * 3600_000), serial: 'SL', lan_ip: null, peer_address: '10.144.190.8', version: '1.0', branch: 'main', latitude: 60, longitude: 25 }, { transaction });
+    await RigReport.create({ rig_id: 'lostfix', received_at: ago(60_000), serial: 'SL', lan_ip: null, peer_address: '10.144.190.8', version: '1.0', branch: 'main', latitude: null, longitude: null }, { transaction });
   });
 
   tiles = createHttpServer((req, res) => {
@@ -129,12 +133,22 @@ test('/map at 1280 px: a marker per rig with a fix, coloured by status; popups a
     const res = await page.goto(`${origin}/map`);
     t.equal(res?.status(), 200, 'map page served over loopback');
     await loaded(page);
-    t.deepEqual(await drawnRigs(page), { markers: 4, clusters: 0, inClusters: 0 }, 'four markers (the rig without a fix has none), no cluster');
+    t.deepEqual(await drawnRigs(page), { markers: 5, clusters: 0, inClusters: 0 }, 'five markers (the rig that never had a fix has none; the one that lost its fix stays at its last one), no cluster');
+    t.equal(await page.locator('.leaflet-marker-icon.rig-marker-last-fix').count(), 1, 'one distinct marker: at a last known fix');
+    t.equal(await page.locator('.leaflet-marker-icon.rig-marker-last-fix').getAttribute('title'), 'lostfix', 'the rig whose last report had no fix');
+    t.equal(await page.locator('.leaflet-marker-icon.rig-marker-last-fix').evaluate((el) => (globalThis as unknown as MapWindow).getComputedStyle(el).opacity), '0.6', 'faded');
+    await page.locator('.leaflet-marker-icon[title="lostfix"]').click();
+    const fixPopup = page.locator('.leaflet-popup-content .rig-popup .last-fix');
+    await fixPopup.waitFor();
+    t.equal(await fixPopup.textContent(), 'No fix in the last report; last fix about 2 hours ago', 'its popup says how old the fix is');
+    await page.locator('.leaflet-popup-close-button').click();
+    // Its popup fades out: gone before the next one opens.
+    await page.locator('.leaflet-popup').waitFor({ state: 'detached' });
     for (const [id, status] of Object.entries(WITH_FIX)) {
       const colour = await page.locator(`.leaflet-marker-icon[title="${id}"]`).evaluate((el) => (globalThis as unknown as MapWindow).getComputedStyle(el).backgroundColor);
       t.equal(colour, COLOURS[status], `${id}: ${status} colour ${COLOURS[status]}`);
     }
-    t.equal(await page.locator('.map-count').textContent(), '(4 rigs)', 'count in the heading');
+    t.equal(await page.locator('.map-count').textContent(), '(5 rigs)', 'count in the heading');
 
     await page.locator('.leaflet-marker-icon[title="evil"]').click();
     const popup = page.locator('.leaflet-popup-content .rig-popup');
@@ -174,7 +188,7 @@ test('/map at 420 px: markers and clusters together still count every rig with a
       await page.goto(`http://127.0.0.1:${port}/map`);
       await loaded(page);
       const drawn = await drawnRigs(page);
-      t.equal(drawn.markers + drawn.inClusters, 4, `markers ${drawn.markers} + rigs in ${drawn.clusters} clusters = 4`);
+      t.equal(drawn.markers + drawn.inClusters, 5, `markers ${drawn.markers} + rigs in ${drawn.clusters} clusters = 5`);
       const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
       t.ok(width <= 420, `no sideways scrolling: scrollWidth ${width}`);
       await shot(t, browser, 'map-420');
@@ -191,7 +205,7 @@ test('/map at 420 px: markers and clusters together still count every rig with a
       t.ok(settled, 'fewer icons than rigs once clustered');
       const out = await drawnRigs(page);
       t.ok(out.clusters >= 1, `zoomed out: ${out.clusters} cluster(s)`);
-      t.equal(out.markers + out.inClusters, 4, `markers ${out.markers} + rigs in clusters ${out.inClusters} = 4`);
+      t.equal(out.markers + out.inClusters, 5, `markers ${out.markers} + rigs in clusters ${out.inClusters} = 5`);
       t.deepEqual(browser.pageErrors, [], 'no page errors');
     },
     { viewport: { width: 420, height: 800 } },
@@ -228,7 +242,7 @@ test('the reload every N seconds keeps the operator’s pan and zoom and adds a 
       return { center: m.getCenter(), zoom: m.getZoom() };
     });
     t.deepEqual(after, before, 'centre and zoom unchanged after the reloads');
-    t.equal(await page.locator('.map-count').textContent(), '(5 rigs)', 'count updated');
+    t.equal(await page.locator('.map-count').textContent(), '(6 rigs)', 'count updated');
     t.deepEqual(browser.pageErrors, [], 'no page errors');
   });
 });
@@ -269,7 +283,10 @@ test('GET /map/rigs.json: small fields; /map, its JSON and the map library refus
   const res = await http(`http://127.0.0.1:${port}/map/rigs.json`);
   t.deepEqual([res.status, res.headers['content-type']], [200, 'application/json; charset=utf-8'], '200 JSON on loopback');
   const body = JSON.parse(res.text) as { rigs: Record<string, unknown>[] };
-  t.deepEqual(body.rigs.map((r) => r.id).sort(), ['evil', 'newcomer', 'rig-a', 'rig-b', 'rig-c'], 'the rigs with a fix');
+  t.deepEqual(body.rigs.map((r) => r.id).sort(), ['evil', 'lostfix', 'newcomer', 'rig-a', 'rig-b', 'rig-c'], 'the rigs with a fix, or a last known one');
+  const lost = body.rigs.find((r) => r.id === 'lostfix') as Record<string, unknown> | undefined;
+  t.deepEqual([lost?.lat, lost?.lon], [60, 25], 'lostfix: at its last fix');
+  t.ok(Date.now() - new Date(String(lost?.last_fix)).getTime() > 3600_000, 'with the time of that fix (last_fix), two hours ago');
   t.deepEqual(Object.keys(body.rigs[0]!).sort(), ['branch', 'id', 'last_report', 'lat', 'lon', 'status', 'version'], 'fields');
   const again = await http(`http://127.0.0.1:${port}/map/rigs.json`, { headers: { 'if-none-match': String(res.headers.etag) } });
   t.equal(again.status, 304, 'unchanged: 304 to the ETag the page revalidates with');

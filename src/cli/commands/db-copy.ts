@@ -71,7 +71,7 @@ export async function dbCopyCommand(opts: { to: string; json?: boolean }, cmd: C
       'database:',
       `  url: "${shown}"`,
       ...(embedded ? ['cluster:', '  single_node: true'] : []),
-      `or in the environment (e.g. /etc/rigd/env): RIGD_DATABASE_URL=${shown}${embedded ? ' and RIGD_CLUSTER_SINGLE_NODE=true' : ''}`,
+      `or in the environment (e.g. /etc/rigd/rigd.env): RIGD_DATABASE_URL=${shown}${embedded ? ' and RIGD_CLUSTER_SINGLE_NODE=true' : ''}`,
       '(put the real password where *** stands), then start rigd serve.',
       ...(embedded
         ? [

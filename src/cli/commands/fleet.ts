@@ -7,7 +7,7 @@ import { printLines } from '../terminal-text.ts';
 /** Rig-reported text (branch, version) in a table: control characters escaped by renderTable. */
 function fleetText(f: FleetSummary): string {
   let out = `${f.rigs} rigs: ${Object.entries(f.by_status).map(([s, n]) => `${n} ${s}`).join(', ')}\n`;
-  out += `\nby branch and version (newest: the version that appeared on the branch most recently)\n`;
+  out += `\nby branch and version (newest first, by version order)\n`;
   out += renderTable(
     ['BRANCH', 'VERSION', 'RIGS', 'NEWEST'],
     f.by_branch.flatMap((b) => b.versions.map((v) => [b.branch, v.version, String(v.rigs), v.version === b.newest_version ? 'yes' : ''])),

@@ -22,6 +22,8 @@ interface RigsOptions {
 
 /** The plain table's columns (stable: scripts read them); the live view shows more. */
 const HEADER = ['STATUS', 'ID', 'LAN IP', 'VPN ADDRESS', 'BRANCH (VERSION)', 'LAST REPORT', 'PROJECT'];
+/** On a terminal: STATUS, ID and LAST REPORT always; then BRANCH, PROJECT, VPN ADDRESS, LAN IP. Addresses and times are never shortened. */
+const FIT = { priorities: [0, 0, 4, 3, 1, 0, 2], floors: [Infinity, undefined, Infinity, Infinity, undefined, Infinity, undefined] };
 
 function row(r: RigView, now: Date): string[] {
   return [
@@ -81,5 +83,5 @@ export async function rigsCommand(opts: RigsOptions, cmd: Command): Promise<void
   }
   // renderTable escapes control characters in every cell: rig-reported text never reaches the terminal raw.
   const now = new Date();
-  process.stdout.write(renderTable(HEADER, rigs.map((r) => row(r, now))));
+  process.stdout.write(renderTable(HEADER, rigs.map((r) => row(r, now)), FIT));
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../log.ts';
 import { chooseLogFormat, LOG_FORMATS, type LogFormatSetting } from '../../log/format.ts';
+import { announceReady } from '../../log/ready.ts';
 import { openApp, type App } from '../../services/app.ts';
 import { markServing } from '../../services/server-presence.ts';
 import { hostPort, listen } from '../../server/listen.ts';
@@ -59,7 +60,8 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   const config = await configFor(cmd, overrides);
   await refuseRootOnServiceData(config.data_dir);
   // Buffered stdout (flushed on exit): a slow journal or pipe never holds up a rig report.
-  const log = createLogger(config.log.level, undefined, {}, { format: chooseLogFormat(config.log.format, process.stdout.isTTY === true), async: true });
+  const format = chooseLogFormat(config.log.format, process.stdout.isTTY === true);
+  const log = createLogger(config.log.level, undefined, {}, { format, async: true });
   process.on('exit', () => log.flush?.());
   // A database that cannot be opened throws CannotStart here, with nothing left open.
   const app = await openApp(config, { log });
@@ -103,6 +105,6 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   // rigd restore refuses while this marker names a live process.
   const unmark = markServing(config.data_dir);
   process.on('exit', unmark);
-  const hint = (await app.users.list()).length === 0 ? 'no users yet: add one with  rigd user add NAME --email EMAIL\n' : '';
-  process.stdout.write(`rigd listening on ${displayUrl(config.server.host, Number(server.info.port))}\n${hint}`);
+  const noUsers = (await app.users.list()).length === 0;
+  announceReady(log, format, displayUrl(config.server.host, Number(server.info.port)), noUsers);
 }

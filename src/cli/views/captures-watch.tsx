@@ -19,6 +19,8 @@ export interface CapturesWatchProps {
 const HEADER = ['ID', 'STATE', 'RIG', 'PROJECT', 'KEY', 'PROGRESS / RESULT', 'UPDATED'];
 /** Per column: 0 always shown; on a narrow terminal the highest number goes first. */
 const PRIORITY = [0, 0, 3, 4, 1, 0, 2];
+/** Per column: how narrow it may be shortened (a progress bar and its percentage take 25 cells, then a cut), see fitLayout. */
+const FLOORS = [Infinity, Infinity, undefined, undefined, 16, 27, Infinity];
 
 const STATE_COLOUR: Record<string, string> = { uploaded: 'gray', queued: 'cyan', ingesting: 'yellow', ingested: 'green', failed: 'red' };
 
@@ -41,6 +43,7 @@ export function CapturesWatch({ load, intervalMs, colour, now = () => new Date()
     ],
     PRIORITY,
     width,
+    FLOORS,
   );
   const summary = ['queued', 'ingesting', 'ingested', 'failed'].map((s) => `${counts.get(s) ?? 0} ${s}`).join(', ');
   return (

@@ -8,27 +8,60 @@ export function alignColumns(cells: string[][]): string[] {
   return rows.map((row) => row.map((cell, i) => cell + ' '.repeat(widths[i] - [...cell].length)).join('  ').trimEnd());
 }
 
+/** How narrow a column may be shortened, unless the caller says otherwise (never below its header). */
+export const MIN_CELLS = 10;
+
 /**
- * Which columns of `rows` (header first) fit in `width` cells once aligned, by index: the least
- * important column (highest `priorities` number; of equals, the rightmost) goes first, until the
- * rest fit. Priority 0 columns are essential and always kept (the line is then cut at the edge).
+ * How a table fits `width` cells: which columns stay (by index) and how wide each is drawn.
+ * First every column is as wide as its widest cell. When that is too wide, the widest columns are
+ * shortened first (their long cells end in "…"), each down to its floor: `floors[i]` when given
+ * (`Infinity`: never shortened, e.g. addresses and times), else MIN_CELLS, never below its header.
+ * Only when even the shortened table does not fit is a column dropped: the least important (highest
+ * `priorities` number; of equals, the rightmost), and the widths are worked out again. Priority 0
+ * columns are essential and always kept (the line is then cut at the edge).
  */
-export function fitColumns(rows: string[][], priorities: readonly number[], width: number): number[] {
-  const widths = priorities.map((_, i) => Math.max(0, ...rows.map((r) => [...(r[i] ?? '')].length)));
+export function fitLayout(rows: string[][], priorities: readonly number[], width: number, floors: readonly (number | undefined)[] = []): { keep: number[]; widths: number[] } {
+  const natural = priorities.map((_, i) => Math.max(0, ...rows.map((r) => [...(r[i] ?? '')].length)));
+  const floor = natural.map((n, i) => Math.min(n, Math.max([...(rows[0]?.[i] ?? '')].length, floors[i] ?? MIN_CELLS)));
   const keep = priorities.map((_, i) => i);
-  const total = () => keep.reduce((n, i) => n + widths[i], 0) + 2 * Math.max(keep.length - 1, 0);
-  while (total() > width) {
+  for (;;) {
+    const widths = [...natural];
+    const total = () => keep.reduce((n, i) => n + widths[i], 0) + 2 * Math.max(keep.length - 1, 0);
+    const slack = keep.reduce((n, i) => n + widths[i] - floor[i], 0);
+    if (total() <= width || total() - slack <= width) {
+      // Shorten the widest shortenable column one cell at a time until the table fits.
+      while (total() > width) {
+        let widest = -1;
+        for (const i of keep) if (widths[i] > floor[i] && (widest < 0 || widths[i] > widths[widest])) widest = i;
+        widths[widest] -= 1;
+      }
+      return { keep, widths };
+    }
     let drop = -1;
     for (const i of keep) if (priorities[i] > 0 && (drop < 0 || priorities[i] >= priorities[drop])) drop = i;
-    if (drop < 0) break;
+    if (drop < 0) {
+      for (const i of keep) widths[i] = floor[i];
+      return { keep, widths };
+    }
     keep.splice(keep.indexOf(drop), 1);
   }
-  return keep;
 }
 
-/** `rows` aligned with only the columns that fit in `width` (see fitColumns). */
-export function fitAndAlign(rows: string[][], priorities: readonly number[], width: number): string[] {
+/** The columns of `rows` that fit in `width` cells, by index (see fitLayout). */
+export function fitColumns(rows: string[][], priorities: readonly number[], width: number, floors?: readonly (number | undefined)[]): number[] {
+  return fitLayout(rows, priorities, width, floors).keep;
+}
+
+/** `text` in at most `cells` cells: a longer one is cut and ends in "…". */
+export function shorten(text: string, cells: number): string {
+  const chars = [...text];
+  if (chars.length <= cells) return text;
+  return cells <= 0 ? '' : `${chars.slice(0, cells - 1).join('')}…`;
+}
+
+/** `rows` aligned with the columns that fit in `width`, long cells shortened (see fitLayout). */
+export function fitAndAlign(rows: string[][], priorities: readonly number[], width: number, floors?: readonly (number | undefined)[]): string[] {
   const clean = rows.map((row) => row.map(terminalText)); // measured as they will be shown
-  const keep = fitColumns(clean, priorities, width);
-  return alignColumns(clean.map((r) => keep.map((i) => r[i] ?? '')));
+  const { keep, widths } = fitLayout(clean, priorities, width, floors);
+  return alignColumns(clean.map((r) => keep.map((i) => shorten(r[i] ?? '', widths[i]))));
 }

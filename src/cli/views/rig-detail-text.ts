@@ -12,6 +12,13 @@ export function positionText(lat: number | null, lon: number | null): string {
   return lat === null || lon === null ? '-' : `${lat.toFixed(5)},${lon.toFixed(5)}`;
 }
 
+/** The rig's position; without a fix in its last report, its last known one and how old it is. */
+function positionLine(d: RigDetail): string {
+  if (d.latitude !== null && d.longitude !== null) return positionText(d.latitude, d.longitude);
+  if (!d.last_fix) return '- (no fix reported)';
+  return `${positionText(d.last_fix.latitude, d.last_fix.longitude)} (last fix ${d.last_fix.age} ago, ${d.last_fix.absolute}; no fix in the last report)`;
+}
+
 /** A stored ISO time for a table: to the second (JSON and CSV keep the milliseconds). */
 const seconds = (iso: string) => iso.replace(/\.\d+(?=[+-]\d{2}:\d{2}$)/, '');
 
@@ -27,7 +34,7 @@ export function rigDetailText(d: RigDetail): string {
     ['branch', `${d.branch} (${d.version})`],
     ['VPN address', `${d.vpn_address} (${d.vpn_name})`],
     ['local_ip', d.lan_ip ?? '-'],
-    ['position', positionText(d.latitude, d.longitude)],
+    ['position', positionLine(d)],
     ['project', d.current_project ?? '-'],
     ['last report', `${d.last_report.ago} (${d.last_report.absolute})`],
     ['first seen', `${d.first_seen.ago} (${d.first_seen.absolute})`],

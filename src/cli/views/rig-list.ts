@@ -16,6 +16,9 @@ export const RIG_HEADER = ['STATUS', 'ID', 'LAN IP', 'VPN NAME', 'BRANCH (VERSIO
 /** Per RIG_HEADER column: 0 always shown; on a narrow terminal the highest number goes first. */
 export const RIG_PRIORITY = [0, 0, 4, 3, 1, 0, 5, 2];
 
+/** Per RIG_HEADER column: how narrow it may be shortened (Infinity: never; addresses, times, positions), see fitLayout. */
+export const RIG_FLOORS = [Infinity, undefined, Infinity, undefined, undefined, Infinity, Infinity, undefined];
+
 /** Rigs passing the filter, in the chosen order (the service already returns natural id order). */
 export function selectRigs(rigs: RigView[], filter: RigFilter, sort: RigSort): RigView[] {
   const out = rigs.filter((r) => (!filter.status || r.status === filter.status) && (!filter.branch || r.branch === filter.branch));

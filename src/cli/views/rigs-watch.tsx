@@ -3,7 +3,7 @@ import { useState } from 'react';
 import type { RigView } from '../../services/rigs/service.ts';
 import { terminalText } from '../terminal-text.ts';
 import { fitAndAlign } from './columns.ts';
-import { RIG_HEADER, RIG_PRIORITY, rigCells, rigSummary, selectRigs, type RigFilter, type RigSort } from './rig-list.ts';
+import { RIG_FLOORS, RIG_HEADER, RIG_PRIORITY, rigCells, rigSummary, selectRigs, type RigFilter, type RigSort } from './rig-list.ts';
 import { StatusDot } from './status-dot.tsx';
 import { clockTime } from './time-text.ts';
 import { usePoll } from './use-poll.ts';
@@ -48,13 +48,16 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
   const rigs = selected.length > room ? selected.slice(0, room) : selected;
   const hidden = selected.length - rigs.length;
   // The status column is drawn by StatusDot ("● online", 10 cells with its gap); the others are
-  // aligned as text, keeping the columns that fit the terminal (ID and LAST SEEN always).
+  // aligned as text: long cells shortened, then the least important columns dropped, until the
+  // table fits the terminal (ID and LAST SEEN always).
   const statusWidth = 7;
-  const lines = fitAndAlign([RIG_HEADER.slice(1), ...rigs.map((r) => rigCells(r, at).slice(1))], RIG_PRIORITY.slice(1), width - (statusWidth + 3));
+  const lines = fitAndAlign([RIG_HEADER.slice(1), ...rigs.map((r) => rigCells(r, at).slice(1))], RIG_PRIORITY.slice(1), width - (statusWidth + 3), RIG_FLOORS.slice(1));
   const filters = terminalText([filter.status && `status ${filter.status}`, filter.branch && `branch ${filter.branch}`].filter(Boolean).join(', '));
   return (
     <Box flexDirection="column">
-      <Text bold={colour}>{terminalText(rigSummary(polled.data.filter((r) => !filter.branch || r.branch === filter.branch)))}</Text>
+      <Text bold={colour} wrap="truncate">
+        {terminalText(rigSummary(polled.data.filter((r) => !filter.branch || r.branch === filter.branch)))}
+      </Text>
       <Text> </Text>
       <Text bold={colour} wrap="truncate">
         {`  ${'STATUS'.padEnd(statusWidth)} ${lines[0]}`}

@@ -19,6 +19,8 @@ export interface UploadsWatchProps {
 const HEADER = ['ID', 'STATE', 'RIG', 'KEY', 'PROGRESS', 'RESERVED'];
 /** Per column: 0 always shown; on a narrow terminal the highest number goes first. */
 const PRIORITY = [0, 0, 2, 1, 0, 3];
+/** Per column: how narrow it may be shortened (the progress bar and its percentage take 25 cells, then a cut), see fitLayout. */
+const FLOORS = [Infinity, Infinity, undefined, 16, 27, Infinity];
 
 const STATE_COLOUR: Record<string, string> = { reserved: 'cyan', uploaded: 'green', expired: 'gray' };
 
@@ -47,6 +49,7 @@ export function UploadsWatch({ load, intervalMs, colour, now = () => new Date() 
     [HEADER, ...uploads.map((u) => [String(u.id), u.state, u.rig_id ?? '-', u.key, uploadProgress(u), formatDistance(new Date(u.created_at), at, { addSuffix: true })])],
     PRIORITY,
     width,
+    FLOORS,
   );
   const summary = ['reserved', 'uploaded', 'expired'].map((s) => `${counts.get(s) ?? 0} ${s}`).join(', ');
   return (

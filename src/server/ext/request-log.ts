@@ -4,6 +4,9 @@ import type { Logger } from '../../log.ts';
 import { addressText } from '../client-address.ts';
 import type { AppMetrics } from '../../services/metrics/contract.ts';
 
+/** Probes polled by Prometheus, doctor and balancers: their request lines are at debug. */
+const POLLED = new Set(['/healthz', '/metrics']);
+
 /** The route that stores a rig report (counted, with its latency, for /metrics when it answers 200). */
 const REPORT_ROUTE = '/api/v1/rigs/{id}';
 
@@ -39,7 +42,7 @@ function details(request: Request): Record<string, unknown> {
  * by every request, since every line logged while serving a request carries its `request_id`
  * anyway (src/log/request-scope.ts); no child logger or extension per request. rigd writes one line
  * per request when its response ends (journald keeps stdout): method, path, status, duration,
- * request id, client address. Feeds the HTTP latency histogram of /metrics, labelled by route
+ * request id, client address; /healthz and /metrics polls at debug, unless they fail. Feeds the HTTP latency histogram of /metrics, labelled by route
  * pattern (never the raw path, so the label set stays small).
  */
 export function registerRequestLog(server: Server, log: Logger, metrics: AppMetrics['http']): void {
@@ -56,7 +59,9 @@ export function registerRequestLog(server: Server, log: Logger, metrics: AppMetr
     const method = request.method.toUpperCase();
     metrics.request(method, request.route?.settings ? route : '(unrouted)', status, seconds);
     if (method === 'PUT' && route === REPORT_ROUTE && status === 200) metrics.report(seconds);
-    log.info('request', {
+    // Polls of a healthy gateway are noise at info; a failing probe (503) is not.
+    const level = POLLED.has(route) && status < 500 ? 'debug' : 'info';
+    log[level]('request', {
       request_id: request.app.requestId,
       method,
       path: request.path,

@@ -41,9 +41,14 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
   };
 }
 
-/** GET /rigs (the seed's page, for clients on the VPN or loopback) and its stylesheet. */
+/** GET /rigs (the seed's page, for clients on the VPN or loopback), GET / (to it) and the stylesheet. */
 export function rigPageRoutes(app: App): ServerRoute[] {
   return [
+    {
+      method: 'GET',
+      path: '/',
+      options: { auth: false, app: { vpn: 'viewer', errorFormat: 'html' }, handler: (_request, h) => h.redirect('/rigs') },
+    },
     {
       method: 'GET',
       path: '/rigs',

@@ -4,6 +4,7 @@ import type { UploadState } from '../../db/models/upload.ts';
 import type { Reader } from '../../db/reader.ts';
 import { rigAvailability, type Availability } from './availability.ts';
 import { rigNotFound, findRig } from './lookup.ts';
+import { fixAge } from './last-fix.ts';
 import { statusMeaning, type RigStatus } from './status.ts';
 import { absoluteTime, isoWithOffset, timeAgo } from '../time-text.ts';
 
@@ -59,6 +60,8 @@ export interface RigDetail {
   lan_ip: string | null;
   latitude: number | null;
   longitude: number | null;
+  /** The newest report with a fix (the last report's own when it had one); null: never a fix in the retained history. */
+  last_fix: (TimeView & { latitude: number; longitude: number; age: string }) | null;
   current_project: string | null;
   last_report: TimeView;
   first_seen: TimeView;
@@ -140,6 +143,7 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
     lan_ip: rig.lan_ip,
     latitude: rig.latitude,
     longitude: rig.longitude,
+    last_fix: positions[0] ? { latitude: Number(positions[0].latitude), longitude: Number(positions[0].longitude), ...timeView(new Date(positions[0].received_at), now), age: fixAge(new Date(positions[0].received_at), now) } : null,
     current_project: rig.current_project,
     last_report: timeView(rig.last_seen_at, now),
     first_seen: timeView(rig.created_at, now),

@@ -3,6 +3,7 @@ import type { Reader } from '../../db/reader.ts';
 import { listRigs } from './queries.ts';
 import { RIG_STATUSES, compareRigIds, type RigStatus } from './status.ts';
 import { isoWithOffset } from '../time-text.ts';
+import { compareVersions, newestVersion } from './version-order.ts';
 
 export interface VersionCount {
   version: string;
@@ -14,8 +15,9 @@ export interface VersionCount {
 export interface BranchRollout {
   branch: string;
   rigs: number;
-  /** The version that appeared on this branch most recently (see {@link fleetSummary}). */
+  /** The highest version its rigs are on now, by version order (src/services/rigs/version-order.ts). */
   newest_version: string;
+  /** Newest first, by version order. */
   versions: VersionCount[];
   /** Rigs on this branch not on newest_version, in natural id order. */
   behind: { id: string; version: string; status: RigStatus }[];
@@ -32,9 +34,9 @@ type FleetConfig = Pick<Config, 'rigs' | 'vpn'>;
 
 /**
  * Counts by status, by branch and by version, and each branch's rollout. The newest version of a
- * branch is, among the versions its rigs are on now, the one most recently reported for the first
- * time by any rig on that branch (in the retained history; a rig still reporting an old version does
- * not make it newer); a branch with no retained report takes the version of its most recently seen rig.
+ * branch is the highest, by version order, of the versions its rigs are on now: a rig that went back
+ * to an older version does not make that version newest, whenever it was first seen. Each version
+ * also says when it was first reported on the branch (in the retained history).
  */
 export async function fleetSummary(reader: Reader, config: FleetConfig, now: Date): Promise<FleetSummary> {
   const rigs = await listRigs(reader, config, now);
@@ -65,16 +67,10 @@ export async function fleetSummary(reader: Reader, config: FleetConfig, now: Dat
       const counts = new Map<string, number>();
       for (const r of members) counts.set(r.version, (counts.get(r.version) ?? 0) + 1);
       const first = (v: string) => firstOf.get(`${branch}\u0000${v}`) ?? null;
-      const latestSeen = members.reduce((a, b) => (b.last_seen_at > a.last_seen_at ? b : a));
-      let newest = latestSeen.version;
-      let newestFirst = -Infinity;
-      for (const v of counts.keys()) {
-        const f = first(v);
-        if (f !== null && f > newestFirst) [newest, newestFirst] = [v, f];
-      }
+      const newest = newestVersion(counts.keys()) ?? members[0].version;
       const versions = [...counts.entries()]
         .map(([version, n]) => ({ version, rigs: n, first_reported: first(version) === null ? null : isoWithOffset(new Date(first(version)!), { ms: true }) }))
-        .sort((a, b) => b.rigs - a.rigs || compareRigIds(b.version, a.version));
+        .sort((a, b) => compareVersions(b.version, a.version));
       return {
         branch,
         rigs: members.length,

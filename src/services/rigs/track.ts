@@ -1,9 +1,13 @@
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
 import { sqlTime } from './history.ts';
+import { LAST_FIX_SQL } from './last-fix.ts';
 import { rigStatus, type RigStatus } from './status.ts';
 
-/** One marker of the fleet map: a rig with a fix, in few fields (the map reloads them every minute). */
+/**
+ * One marker of the fleet map, in few fields (the map reloads them every minute): a rig with a fix
+ * in its last report, or, when that report had none, at its last known fix (`last_fix`: its time).
+ */
 export interface MapRig {
   id: string;
   lat: number;
@@ -13,6 +17,8 @@ export interface MapRig {
   last_report: string;
   branch: string;
   version: string;
+  /** ISO 8601 (UTC), only when the last report had no fix: when the rig was at lat, lon. */
+  last_fix?: string;
 }
 
 /** Hours of report history the track on a rig's page covers, and the most points it draws. */
@@ -22,12 +28,18 @@ export const TRACK_MAX_POINTS = 5000;
 /** Degrees to 6 decimals (about 0.1 m): what a GPS fix carries, in a third of the bytes of a double's text. */
 const degrees = (value: number) => Math.round(Number(value) * 1e6) / 1e6;
 
-/** Every rig whose last report had a fix (latitude and longitude not null), with its status now. */
+type MapRow = { id: string; latitude: number; longitude: number; last_seen_at: string | Date; branch: string; version: string; fix_at?: string | Date };
+
+/**
+ * Every rig with a position, with its status now: where its last report put it, or, for a rig whose
+ * last report had no fix, its last known fix from the report history (marked with `last_fix`).
+ */
 export async function mapRigs(reader: Reader, config: Pick<Config, 'rigs'>, now: Date): Promise<MapRig[]> {
-  const rows = await reader.all<{ id: string; latitude: number; longitude: number; last_seen_at: string | Date; branch: string; version: string }>(
-    'SELECT id, latitude, longitude, last_seen_at, branch, version FROM rigs WHERE latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY id',
-    [],
-  );
+  const [current, lastKnown] = await Promise.all([
+    reader.all<MapRow>('SELECT id, latitude, longitude, last_seen_at, branch, version FROM rigs WHERE latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY id', []),
+    reader.all<MapRow>(LAST_FIX_SQL, []),
+  ]);
+  const rows = [...current, ...lastKnown].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return rows.map((r) => {
     const last = new Date(r.last_seen_at);
     return {
@@ -38,6 +50,7 @@ export async function mapRigs(reader: Reader, config: Pick<Config, 'rigs'>, now:
       last_report: last.toISOString(),
       branch: r.branch,
       version: r.version,
+      ...(r.fix_at === undefined ? {} : { last_fix: new Date(r.fix_at).toISOString() }),
     };
   });
 }
