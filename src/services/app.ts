@@ -14,6 +14,7 @@ import { noMetrics, type AppMetrics } from './metrics/contract.ts';
 import { Passwords } from './auth/passwords.ts';
 import { BucketCheck } from './uploads/bucket-check.ts';
 import { rigDirectory } from './rigs/directory.ts';
+import { identityEvents } from './rigs/identity-events.ts';
 import { RigService } from './rigs/service.ts';
 import { SessionService } from './auth/sessions.ts';
 import { UploadMonitor } from './uploads/monitor.ts';
@@ -92,8 +93,11 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   });
   const sessions = new SessionService(db, users, passwords, throttle, config.auth.token_ttl_days * 86_400_000);
   const directory = rigDirectory(db);
+  // Every refusal, takeover, rebind, key refusal and quota refusal of rig identity goes through it.
+  const events = identityEvents(log);
   const rigs = new RigService(db, config, {
     onReported: (peer) => directory.forget(peer),
+    events,
     reportWriters: opts.reportWriters,
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
@@ -145,6 +149,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
       closed = true;
       for (const task of started.reverse()) await task.stop();
       started = [];
+      events.flush();
       await uploads.progress.flush();
       await db.close();
     },
