@@ -101,7 +101,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     reportWriters: opts.reportWriters,
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
-  const uploads = new UploadService(db, storage, directory, config, log);
+  const uploads = new UploadService(db, storage, directory, config, log, events);
   const captures = new CaptureService(db, storage, config, log);
   // One direction: a completed upload hands its capture over; captures never call uploads.
   uploads.onUploaded((upload) => captures.uploaded(upload));
@@ -113,7 +113,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   // First to start: a node whose instance id is taken starts nothing else.
   const presence = new NodePresence(db, () => instance, heartbeatMs, log);
   // Upload expiry and retention: on one node at a time (every node on SQLite's one).
-  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log), rigs.retention], heartbeatMs, log);
+  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention], heartbeatMs, log);
   const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
   background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance }));

@@ -1,7 +1,6 @@
 // A rig is its VPN address (rigs.address_binding): reports for an id bound to another address are
 // refused with 409 and store nothing, in each of the three modes, from real VPN addresses
 // (network namespaces); `rigd rigs rebind` and `rigd rigs forget` move and free an id.
-import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'tape';
 import { fixture } from '../helpers/fixture.ts';
 import { rigd } from '../helpers/cli.ts';
@@ -18,12 +17,18 @@ const setup = fixture(async () => {
   net = await createHosts([{ name: 'vpn', addr: A, gw: '10.144.20.1', extraAddrs: [B] }]);
 });
 
-/** A server in one mode; offline after 2 s of silence, so a takeover is reached by waiting. */
+/** A server in one mode (offline after rigs.offline_after_s, 3600 s, of silence). */
 async function server(mode: 'strict' | 'while_online' | 'off'): Promise<TestServer> {
   await setup();
-  const s = await startServer({ rigs: { address_binding: mode, online_after_s: 1, offline_after_s: 2 } }, { host: '0.0.0.0' });
+  const s = await startServer({ rigs: { address_binding: mode } }, { host: '0.0.0.0' });
   servers.push(s);
   return s;
+}
+
+/** The rig's bound address has been silent for longer than offline_after_s: its last report is 2 hours old. */
+async function silence(s: TestServer, id: string): Promise<void> {
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+  await s.app.db.models.Rig.update({ last_seen_at: twoHoursAgo }, { where: { id } });
 }
 
 function report(s: TestServer, id: string, from: string, fields: Record<string, string>): Promise<HttpResponse> {
@@ -75,11 +80,11 @@ test('while_online (default): another address is refused while the bound one rep
   const upload = await s.app.db.models.Upload.findByPk(JSON.parse(up.body).id as number);
   t.equal(upload?.rig_id, 'rigb', "filed under B's own rig, not rig5");
 
-  await sleep(3000); // A is silent for longer than offline_after_s (2 s)
-  t.equal((await report(s, 'rig5', B, evil)).status, 200, 'after A went silent, B takes rig5 over');
+  await silence(s, 'rig5');
+  t.equal((await report(s, 'rig5', B, evil)).status, 200, 'after A went silent for longer than offline_after_s, B takes rig5 over');
   const taken = await stored(s);
   t.deepEqual([taken.vpn_address, taken.bound, taken.reports], [B, B, before.reports + 1], 'rig5 is bound to B now');
-  isRefusal(t, await report(s, 'rig5', A, honest), 'rig5', /reported within rigs.offline_after_s/, 'A, back while B reports');
+  isRefusal(t, await report(s, 'rig5', A, honest), 'rig5', /reported within rigs\.offline_after_s \(3600 s\)/, 'A, back while B reports');
   t.deepEqual(await stored(s), taken, 'nothing of it is stored');
 });
 
@@ -88,9 +93,10 @@ test('strict: another address is refused even after the bound one went silent; a
   const env = { RIGD_DATA_DIR: s.config.data_dir, RIGD_RIGS_ADDRESS_BINDING: 'strict' };
   t.equal((await report(s, 'rig5', A, honest)).status, 200, 'rig5 registers from A');
   const before = await stored(s);
-  await sleep(3000); // A silent longer than offline_after_s: no matter in strict mode
+  await silence(s, 'rig5'); // no matter in strict mode
+  const silent = await stored(s);
   isRefusal(t, await report(s, 'rig5', B, evil), 'rig5', /rigd rigs rebind/, 'B reporting as rig5');
-  t.deepEqual(await stored(s), before, 'nothing stored');
+  t.deepEqual(await stored(s), silent, 'nothing stored');
 
   const rebind = await rigd(['rigs', 'rebind', 'rig5', B], { env });
   t.equal(rebind.code, 0, `rigd rigs rebind exits 0 ${rebind.stderr}`);
