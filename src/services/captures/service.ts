@@ -147,7 +147,9 @@ export class CaptureService {
     const state = captureState(job?.state);
     const queueNow = (want !== 'find' && state === 'uploaded') || (want === 'queue_or_retry' && state === 'failed');
     if (queueNow) {
-      const info = await enqueue<CaptureJob>(CAPTURE_JOB, { captureId: row.id }, { transaction, maxAttempts: this.config.ingest.max_attempts });
+      // One fairness group per rig: a rig with many queued captures cannot hold back another's next one.
+      const group = `rig:${row.rig_id ?? '-'}`;
+      const info = await enqueue<CaptureJob>(CAPTURE_JOB, { captureId: row.id }, { transaction, maxAttempts: this.config.ingest.max_attempts, group });
       await row.update({ job_id: info.id }, { transaction });
       job = await Job.findByPk(info.id, { transaction });
     }
