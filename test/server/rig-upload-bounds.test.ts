@@ -142,6 +142,20 @@ test('the free-space floor: a reservation that would leave less than min_free_mb
   const reports = await Promise.all(Array.from({ length: 20 }, () => report(s, 'rf', A)));
   t.deepEqual([...new Set(reports.map((r) => r.status))], [200], '20 rig reports all answered 200');
   t.equal((await reserve(s, B, 'rb/small.sqlite', 1 * MiB)).status, 200, 'a reservation that fits is still accepted');
+
+  // The disk fills after the reservation: its PUT is refused before a byte is stored (S3-style XML, as that route answers).
+  const accepted = await reserve(s, A, 'rf/big-3.sqlite', 6 * MiB);
+  t.equal(accepted.status, 200, 'a 6 MiB reservation is accepted');
+  const body = path.join(files, 'six-mib');
+  writeFileSync(body, Buffer.alloc(6 * MiB, 7));
+  execFileSync('fallocate', ['-l', '20M', path.join(dir, 'filler')]);
+  const refused = await net.curl('vpn', ['--interface', A, '-X', 'PUT', '-T', body, JSON.parse(accepted.body).url as string]);
+  t.equal(refused.status, 507, 'with the disk filled by another 20 MiB, the PUT answers 507');
+  t.match(refused.body, /<Code>XMinioStorageFull<\/Code>.*leave less than 8 MiB free/s, 'S3-style XML naming the floor');
+  t.equal(await s.app.storage.stat('rf/big-3.sqlite'), null, 'nothing stored');
+  t.equal((await report(s, 'rf', A)).status, 200, 'rig reports still answered');
+  execFileSync('rm', [path.join(dir, 'filler')]);
+  t.equal(await put(A, JSON.parse(accepted.body).url as string, Buffer.alloc(6 * MiB, 7)), 200, 'space back: the same URL stores the file');
 });
 
 test('teardown', async (t) => {

@@ -62,6 +62,11 @@ export class ReservationGate {
     return Number(st.bavail) * Number(st.bsize);
   }
 
+  /** Whether `bytes` more still leave data_dir's file system above the floor (the embedded store's PUT asks before reading a byte). */
+  async roomFor(bytes: number): Promise<{ ok: boolean; floorMiB: number }> {
+    return { ok: (await this.freeBytes()) - bytes >= this.#floorBytes, floorMiB: this.#floorBytes / MIB };
+  }
+
   /** A refusal for each reservation, or null for those that may be stored; earlier ones count against later ones. */
   async judge(items: Asked[], t: Transaction, now = new Date()): Promise<(Refusal | null)[]> {
     const free = await this.freeBytes();

@@ -199,6 +199,9 @@ export class UploadService {
       const message = `This URL is for an upload of exactly ${reserved} bytes (the reserved size); the request's Content-Length is ${put.contentLength}`;
       throw new S3Error(put.contentLength > reserved ? 'EntityTooLarge' : 'EntityTooSmall', message);
     }
+    // The disk filled since the reservation: refused before a byte is read, as MinIO does.
+    const room = await this.#gate.roomFor(reserved);
+    if (!room.ok) throw new S3Error('XMinioStorageFull', `Storing ${reserved} bytes would leave less than ${room.floorMiB} MiB free on the gateway; retry later.`);
     this.progress.set(upload.id, 0);
     try {
       const info = await store.putObject(key, body, {
