@@ -181,6 +181,12 @@ export class MinioStorage implements ObjectStorage {
       .map((q) => q.Queue);
   }
 
+  /** Whether the bucket keeps versions (versioning Enabled): a queued capture is then read by its version id. */
+  async bucketVersioned(): Promise<boolean> {
+    const conf = await this.call('versioning config', async () => (await this.client()).getBucketVersioning(this.bucket));
+    return conf?.Status === 'Enabled';
+  }
+
   async bucketExists(): Promise<boolean> {
     return this.call('bucket check', async () => (await this.client()).bucketExists(this.bucket));
   }
