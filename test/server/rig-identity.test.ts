@@ -88,6 +88,28 @@ test('while_online (default): another address is refused while the bound one rep
   t.deepEqual(await stored(s), taken, 'nothing of it is stored');
 });
 
+test('two addresses registering one new id at once: one of them owns it, the other is refused, nothing of its reports stored', async (t) => {
+  const s = await server('while_online');
+  const reqs: HttpRequest[] = Array.from({ length: 20 }, (_, i) => ({
+    url: `http://10.144.20.1:${s.server.info.port}/api/v1/rigs/race1`,
+    method: 'PUT',
+    headers: { host: VPN_HOST, 'content-type': 'application/x-www-form-urlencoded' },
+    body: `rig_serial=SN-${i % 2 ? 'B' : 'A'}`,
+    localAddress: i % 2 ? B : A,
+  }));
+  const res = await net.requestAll('vpn', reqs);
+  const rig = await s.app.rigs.get('race1');
+  const winner = rig.bound_address;
+  t.ok(winner === A || winner === B, `bound to one of them (${winner})`);
+  const fromWinner = res.filter((_, i) => reqs[i].localAddress === winner).map((r) => r.status);
+  const fromLoser = res.filter((_, i) => reqs[i].localAddress !== winner).map((r) => r.status);
+  t.deepEqual([...new Set(fromWinner)], [200], "the owner's reports: all 200");
+  t.deepEqual([...new Set(fromLoser)], [409], "the other's reports: all 409");
+  const rows = await s.app.db.models.RigReport.findAll({ where: { rig_id: 'race1' }, attributes: ['peer_address', 'serial'] });
+  t.deepEqual([rows.length, [...new Set(rows.map((r) => r.peer_address))]], [10, [winner]], "ten history rows, all the owner's");
+  t.equal(rig.serial, winner === A ? 'SN-A' : 'SN-B', "the rig's state is the owner's");
+});
+
 test('strict: another address is refused even after the bound one went silent; an operator rebinds or forgets the id', async (t) => {
   const s = await server('strict');
   const env = { RIGD_DATA_DIR: s.config.data_dir, RIGD_RIGS_ADDRESS_BINDING: 'strict' };

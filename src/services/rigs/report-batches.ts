@@ -58,9 +58,19 @@ export class ReportBatches {
     });
   }
 
-  /** Resolves once the batch holding the report has committed, with what became of it. */
-  submit(report: QueuedReport): Promise<Verdict> {
-    return this.#batcher.submit(report);
+  /**
+   * Resolves once the batch holding the report has committed, with what became of it. A report that
+   * lost a race to register its id goes again: the winner has committed by then, so it is judged
+   * against the winner's binding.
+   */
+  async submit(report: QueuedReport): Promise<Verdict> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#batcher.submit(report);
+      } catch (err) {
+        if (!(err instanceof RegistrationRace) || attempt >= 3) throw err;
+      }
+    }
   }
 
   async #judge(items: QueuedReport[], t?: Transaction): Promise<Judged> {
