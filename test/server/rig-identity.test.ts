@@ -142,6 +142,9 @@ test('strict: another address is refused even after the bound one went silent; a
   t.equal(badAddress.code, 1, 'a bad address: exit 1');
   t.match(badAddress.stderr, /address must be an IP address/, 'saying so');
   t.equal((await stored(s)).bound, A, 'the binding is unchanged');
+  const mapped = await rigd(['rigs', 'rebind', 'rig5', `::ffff:${B}`], { env });
+  t.match(mapped.stdout, /bound to 10\.144\.20\.3;/, 'an IPv4-mapped address is bound as its IPv4 address');
+  t.equal((await report(s, 'rig5', B, honest)).status, 200, 'so B reports as rig5');
 });
 
 test('off: any address may report for any id (the id follows the last address)', async (t) => {

@@ -4,8 +4,8 @@ import { printLines } from '../terminal-text.ts';
 
 /** `rigd rigs rebind ID ADDRESS`: the rig id belongs to ADDRESS from now on. */
 export async function rigsRebindCommand(id: string, address: string, _opts: unknown, cmd: Command): Promise<void> {
-  await withApp(cmd, (app) => app.rigs.rebind(id, address));
-  printLines(`rig ${id.toLowerCase()} is bound to ${address.toLowerCase()}; its reports from any other address are refused`);
+  const bound = await withApp(cmd, (app) => app.rigs.rebind(id, address));
+  printLines(`rig ${id.toLowerCase()} is bound to ${bound}; its reports from any other address are refused`);
 }
 
 /** `rigd rigs forget ID`: the rig id is bound to no address; its next report binds it. */

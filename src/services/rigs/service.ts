@@ -102,13 +102,16 @@ export class RigService {
     if (typeof from === 'string') this.#onReported(from);
   }
 
-  /** `rigd rigs rebind ID ADDRESS`: binds the rig to ADDRESS (its reports from anywhere else are refused). */
-  async rebind(rawId: string, address: string): Promise<void> {
+  /** `rigd rigs rebind ID ADDRESS`: binds the rig to ADDRESS (its reports from anywhere else are refused); returns the address as stored. */
+  async rebind(rawId: string, address: string): Promise<string> {
     const id = parseRigId(rawId);
     if (!isIP(address)) throw new InvalidInput('address must be an IP address', [{ field: 'address', message: 'not an IP address' }]);
+    // As reports see peers: an IPv4-mapped IPv6 address is its IPv4 address.
+    const bound = address.toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
     const before = await this.#db.models.Rig.findByPk(id, { raw: true });
-    if (!before || !(await setBinding(this.#db, id, address.toLowerCase()))) throw rigNotFound(rawId);
-    this.#events('rig_rebind', { rig: id, from: before.bound_address ?? null, to: address.toLowerCase() });
+    if (!before || !(await setBinding(this.#db, id, bound))) throw rigNotFound(rawId);
+    this.#events('rig_rebind', { rig: id, from: before.bound_address ?? null, to: bound });
+    return bound;
   }
 
   /** `rigd rigs forget ID`: unbinds the rig; the next report, from any address, binds it again. History stays. */
