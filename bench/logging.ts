@@ -34,7 +34,7 @@ async function load(url: string, duration: number): Promise<{ rps: number; ok: n
 }
 
 async function rigd(dir: string, log: Logger) {
-  const { config } = loadConfig({ env: {}, overrides: { data_dir: dir, vpn: { cidr: '127.0.0.0/8' } } });
+  const { config } = loadConfig({ env: {}, overrides: { data_dir: dir, vpn: { cidr: '127.0.0.0/8' }, rigs: { new_ids_per_address_per_hour: 10_000_000 } } });
   const app = await openApp(config, { log });
   const server = await createServer(app, { host: '127.0.0.1', port: 0, log });
   await server.start();

@@ -68,7 +68,7 @@ const WARM_UP = 2000;
 
 /** Starts the nodes, warms them up, then runs REQUESTS requests split across them. */
 async function measure(label: string, ids: string[], databaseUrl: string): Promise<Result> {
-  const c = await startCluster({ ids, databaseUrl, rigNet: RIG_NET, config: { log: { level: 'warn' } } });
+  const c = await startCluster({ ids, databaseUrl, rigNet: RIG_NET, config: { log: { level: 'warn' }, rigs: { new_ids_per_address_per_hour: 10_000_000 } } });
   try {
     await loadAll(c, (n) => `n${Math.round(WARM_UP / n)}`);
     const before = await reports(c);

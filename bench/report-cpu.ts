@@ -78,7 +78,7 @@ async function measure(url: string | null, amount: number): Promise<{ run: Run; 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'rigd-bench-cpu-'));
-const { config } = loadConfig({ env: {}, overrides: { data_dir: dataDir, vpn: { cidr: '127.0.0.0/8' }, log: { level: process.env.BENCH_LOG ? 'info' : 'silent' } } });
+const { config } = loadConfig({ env: {}, overrides: { data_dir: dataDir, vpn: { cidr: '127.0.0.0/8' }, log: { level: process.env.BENCH_LOG ? 'info' : 'silent' }, rigs: { new_ids_per_address_per_hour: 10_000_000 } } });
 const log = process.env.BENCH_LOG ? createLogger('info', () => undefined) : silentLogger;
 const app = await openApp(config, { log });
 const rigd = await createServer(app, { host: '127.0.0.1', port: 0, log });

@@ -55,7 +55,7 @@ const port = await closedPort();
 const base = `http://${GW}:${port}`;
 const { config } = loadConfig({
   env: {},
-  overrides: { data_dir: dataDir, vpn: { cidr: '10.144.130.0/24' }, log: { level: 'silent' }, storage: { public_url: base, max_upload_size: 300 * 1024 * 1024 } },
+  overrides: { data_dir: dataDir, vpn: { cidr: '10.144.130.0/24' }, log: { level: 'silent' }, rigs: { new_ids_per_address_per_hour: 10_000_000 }, storage: { public_url: base, max_upload_size: 300 * 1024 * 1024 } },
 });
 const app = await openApp(config);
 const rigd = await createServer(app, { host: GW, port, log: silentLogger });

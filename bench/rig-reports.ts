@@ -50,7 +50,7 @@ const fmt = (n: number, d = 1) => n.toFixed(d);
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'rigd-bench-'));
-  const { config } = loadConfig({ env: {}, overrides: { data_dir: dataDir, vpn: { cidr: '127.0.0.0/8' }, log: { level: 'silent' } } });
+  const { config } = loadConfig({ env: {}, overrides: { data_dir: dataDir, vpn: { cidr: '127.0.0.0/8' }, log: { level: 'silent' }, rigs: { new_ids_per_address_per_hour: 10_000_000 } } });
   const app = await openApp(config);
   const rigd = await createServer(app, { host: '127.0.0.1', port: 0, log: silentLogger });
   await rigd.start();

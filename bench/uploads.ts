@@ -67,6 +67,8 @@ async function main(): Promise<void> {
       server: { port },
       storage: { max_upload_size: 1024 * 1024 * 1024, public_url: `http://127.0.0.1:${port}` },
       log: { level: 'silent' },
+      // One address asks for every reservation: the per-rig bounds would stop the run, not measure it.
+      uploads: { open_per_rig: 10_000_000, bytes_per_rig_per_day: 2 ** 50 },
     },
   });
   const app = await openApp(config);

@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'too_large' // 413
   | 'unprocessable' // 422: well-formed but refused
   | 'throttled' // 429
+  | 'insufficient_storage' // 507: refused before any byte is sent, to keep the gateway's free-space floor
   | 'unavailable'; // 503: a dependency (storage) is down
 
 export interface ErrorDetail {
@@ -87,6 +88,13 @@ export class Throttled extends DomainError {
 export class Unavailable extends DomainError {
   constructor(message: string, code = 'storage_unavailable') {
     super('unavailable', code, message);
+  }
+}
+
+/** Storing what is asked would take the gateway's disk below its floor: refused before any byte is sent. */
+export class InsufficientStorage extends DomainError {
+  constructor(message: string, code = 'insufficient_storage') {
+    super('insufficient_storage', code, message);
   }
 }
 

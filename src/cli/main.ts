@@ -84,6 +84,16 @@ export function buildProgram(): Command {
     .option('--json', 'JSON only')
     .exitOverride()
     .action(lazy(() => import('./commands/rig-history.ts'), (m) => m.rigsHistoryCommand));
+  rigs
+    .command('rebind <id> <address>')
+    .description('bind a rig id to a VPN address: its reports from any other address are refused (rigs.address_binding)')
+    .exitOverride()
+    .action(lazy(() => import('./commands/rig-binding.ts'), (m) => m.rigsRebindCommand));
+  rigs
+    .command('forget <id>')
+    .description("unbind a rig id from its VPN address: its next report, from any address, binds it again (history is kept)")
+    .exitOverride()
+    .action(lazy(() => import('./commands/rig-binding.ts'), (m) => m.rigsForgetCommand));
 
   sub('fleet')
     .description('the fleet at a glance: rigs by status, by branch and version, and rigs still on an old version')

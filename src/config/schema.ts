@@ -60,7 +60,25 @@ export interface Config {
     /** Seconds a job's lease lasts without a heartbeat; another node reclaims the job after it. */
     lease_s: number;
   };
-  rigs: { online_after_s: number; offline_after_s: number; history_retention_days: number };
+  rigs: {
+    online_after_s: number;
+    offline_after_s: number;
+    history_retention_days: number;
+    /** Which VPN address may report for a rig id: only its bound one, another once it is offline, or any. */
+    address_binding: 'strict' | 'while_online' | 'off';
+    /** New rig ids one VPN address may register per hour; past this, 429. */
+    new_ids_per_address_per_hour: number;
+  };
+  uploads: {
+    /** Reservations one rig may hold open (reserved, URL not expired); past this, 429. */
+    open_per_rig: number;
+    /** Bytes one rig may reserve per day (rolling 24 h); past this, 429. */
+    bytes_per_rig_per_day: number;
+    /** MiB kept free for the database on top of server.min_free_mb when a reservation is judged. */
+    database_reserve_mb: number;
+    /** Expired reservations older than this many days are removed. */
+    keep_expired_days: number;
+  };
   auth: {
     /** Lifetime of an API session token, in days. */
     token_ttl_days: number;
@@ -149,6 +167,14 @@ export const configSchema = Joi.object<Config>({
     online_after_s: positiveInt.max(30 * 86400).default(300),
     offline_after_s: positiveInt.max(365 * 86400).default(3600),
     history_retention_days: positiveInt.max(36500).default(90),
+    address_binding: Joi.string().valid('strict', 'while_online', 'off').default('while_online'),
+    new_ids_per_address_per_hour: positiveInt.max(10_000_000).default(100),
+  }).default(),
+  uploads: Joi.object({
+    open_per_rig: positiveInt.max(10_000_000).default(1000),
+    bytes_per_rig_per_day: positiveInt.max(2 ** 50).default(64 * 1024 ** 3),
+    database_reserve_mb: Joi.number().integer().min(0).max(1024 * 1024).default(64),
+    keep_expired_days: positiveInt.max(36500).default(7),
   }).default(),
   auth: Joi.object({
     token_ttl_days: positiveInt.max(3650).default(30),

@@ -12,6 +12,8 @@ export interface NewCapture {
   rig_id: string | null;
   project: string | null;
   upload_id: number | null;
+  /** Storage's id of the version (MinIO, versioned bucket), else null. */
+  version_id?: string | null;
 }
 
 /**
@@ -26,9 +28,9 @@ export async function captureOnce(db: Database, c: NewCapture, t: Transaction): 
   const now = new Date();
   // The leading comment makes Sequelize's SQLite driver use all(), which keeps the RETURNING rows.
   const inserted = (await db.sequelize.query(
-    `/* capture once */ INSERT INTO captures (bucket, "key", etag, size, rig_id, project, upload_id, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bucket, "key", etag) DO NOTHING RETURNING id`,
-    { replacements: [c.bucket, c.key, c.etag, c.size, c.rig_id, c.project, c.upload_id, now, now], type: QueryTypes.SELECT, transaction: t },
+    `/* capture once */ INSERT INTO captures (bucket, "key", etag, size, rig_id, project, upload_id, version_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bucket, "key", etag) DO NOTHING RETURNING id`,
+    { replacements: [c.bucket, c.key, c.etag, c.size, c.rig_id, c.project, c.upload_id, c.version_id ?? null, now, now], type: QueryTypes.SELECT, transaction: t },
   )) as { id: number }[];
   const row = await db.models.Capture.findOne({ where: { bucket: c.bucket, key: c.key, etag: c.etag }, transaction: t, lock: t.LOCK.UPDATE });
   if (!row) throw new Error(`the capture of ${c.bucket}/${c.key} (${c.etag}) is missing right after its insert`);

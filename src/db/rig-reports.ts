@@ -21,7 +21,8 @@ const UPDATED_ON_REPORT = ['serial', 'lan_ip', 'vpn_address', 'version', 'branch
 /** A report older than the rig's last one (a batch that committed late) never moves the rig back. */
 const NOT_OLDER = '"rigs"."last_seen_at" <= excluded."last_seen_at"';
 
-const RIG_COLUMNS = ['id', 'serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'current_project', 'created_at', 'updated_at'] as const;
+/** bound_address and registered_from: set when a report registers the rig, never by a later report. */
+const RIG_COLUMNS = ['id', 'serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'current_project', 'created_at', 'updated_at', 'bound_address', 'registered_from'] as const;
 const REPORT_COLUMNS = ['rig_id', 'received_at', 'serial', 'lan_ip', 'peer_address', 'version', 'branch', 'latitude', 'longitude'] as const;
 
 /** The rows of a batch: each rig's latest report (its new state), in id order, and every history row. */
@@ -32,7 +33,7 @@ function batchRows(reports: ReportRow[]): { rigRows: RawValue[][]; historyRows: 
   // In id order: batches committing at once (PostgreSQL) lock the rigs they update in one order,
   // so they wait for each other and never deadlock.
   for (const r of [...latest.values()].sort((a, b) => (a.rig_id < b.rig_id ? -1 : a.rig_id > b.rig_id ? 1 : 0))) {
-    rigRows.push([r.rig_id, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude, r.received_at, null, r.received_at, r.received_at]);
+    rigRows.push([r.rig_id, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude, r.received_at, null, r.received_at, r.received_at, r.peer_address, r.peer_address]);
   }
   const historyRows = reports.map((r) => [r.rig_id, r.received_at, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude]);
   return { rigRows, historyRows };

@@ -161,17 +161,34 @@ export class Ingester {
         report({ ...at('import', p.rows), bytes: p.bytes || fetched.bytes }),
       );
       report(at('done', tables.reduce((n, t) => n + t.rows, 0)));
-      return this.#record(capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info, tables });
+      const record = this.#record(capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info, tables });
+      // Ingested: the kept version is let go once the job's "done" has committed.
+      return async (transaction) => {
+        await record(transaction);
+        transaction.afterCommit(() => void this.#release(capture));
+      };
     } catch (err) {
-      throw this.#failure(err, ctx.signal, last.step);
+      const failure = this.#failure(err, ctx.signal, last.step);
+      // Failed for good: the version kept for this capture is let go (a retry keeps it).
+      if (failure instanceof PermanentJobError || (failure instanceof JobError && job.attempts >= job.maxAttempts)) await this.#release(capture);
+      throw failure;
     } finally {
       await rm(file, { force: true });
     }
   }
 
+  /** Ends storage's hold on the capture's version (storage.hold, taken when it was queued). */
+  async #release(capture: Capture): Promise<void> {
+    await this.storage.release(capture.key, { etag: capture.etag, versionId: capture.version_id }).catch((err: unknown) =>
+      this.opts.logger.warn('a kept capture version could not be let go', { capture_id: capture.id, error: errorText(err) }),
+    );
+  }
+
   /** fetch: copies the notified version of the object to `file`; returns its length and SHA-256. */
   async #fetch(capture: Capture, file: string, signal: AbortSignal, report: (p: CaptureProgress) => void) {
-    const stat = await this.storage.stat(capture.key);
+    // The version queued: kept by storage since (hold), whatever was PUT to the key after it.
+    const version = { etag: capture.etag, versionId: capture.version_id };
+    const stat = await this.storage.stat(capture.key, version);
     if (!stat) throw new Refused('object_missing', `Object ${capture.key} is no longer in storage.`);
     if (stat.etag !== capture.etag) {
       throw new Refused('object_changed', `Object ${capture.key} was overwritten since it was queued (etag ${stat.etag}, not ${capture.etag}); the new version is a capture of its own.`);
@@ -181,7 +198,7 @@ export class Ingester {
     }
     let source;
     try {
-      source = await this.storage.read(capture.key);
+      source = await this.storage.read(capture.key, version);
     } catch (err) {
       if (err instanceof NotFound) throw new Refused('object_missing', `Object ${capture.key} is no longer in storage.`);
       throw err;

@@ -15,6 +15,12 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Not before this time. @default now, by the database's clock (src/db/clock.ts) */
   runAfter?: Date;
+  /**
+   * Fairness group: claims go round robin between groups (the group with the fewest running jobs,
+   * then the one served longest ago), so one group's many jobs cannot hold back another's next one.
+   * @default none: ranks as a group never served
+   */
+  group?: string;
 }
 
 /** The job model of the database the transaction belongs to (each database binds its own model class). */
@@ -39,7 +45,7 @@ export async function enqueue<P>(kind: string, payload: P, opts: EnqueueOptions)
   if (text === undefined) throw new TypeError('job payload must be JSON');
   const Model = jobModel(transaction);
   const row = await Model.create(
-    { kind, payload: text, max_attempts: maxAttempts, run_after: opts.runAfter ?? dbTime(Model.sequelize!) },
+    { kind, payload: text, max_attempts: maxAttempts, run_after: opts.runAfter ?? dbTime(Model.sequelize!), fair_group: opts.group ?? null },
     // RETURNING *: the row as stored (run_after was a SQL expression on PostgreSQL).
     { transaction, returning: true },
   );

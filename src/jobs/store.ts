@@ -41,14 +41,23 @@ export interface Failure {
  * every write goes through the process's one write path and is fenced by the lease, so a run
  * whose lease was taken over can no longer change the job.
  */
+/**
+ * Claim order, round robin between fairness groups (jobs.fair_group): the group with the fewest
+ * running jobs, then the one whose last job started longest ago (never: first), then the oldest due
+ * job. A job of no group ranks as a group never served (ahead of every group served before).
+ */
+const FAIR_ORDER = `(SELECT COUNT(*) FROM jobs r WHERE r.state = 'running' AND r.fair_group = q.fair_group),
+               (SELECT MAX(r.started_at) FROM jobs r WHERE r.fair_group = q.fair_group) NULLS FIRST,
+               q.run_after, q.id`;
+
 /** The claim on PostgreSQL: FOR UPDATE SKIP LOCKED, times from the database's clock. */
 const PG_CLAIM = `UPDATE jobs
     SET state = 'running', attempts = attempts + 1, lease_owner = :owner,
         lease_expires_at = now() + make_interval(secs => :leaseS), updated_at = now(), started_at = now(), finished_at = NULL
-  WHERE id = (SELECT id FROM jobs
-               WHERE state = 'queued' AND run_after <= now() AND kind IN (:kinds)
-               ORDER BY run_after, id LIMIT 1
-               FOR UPDATE SKIP LOCKED)
+  WHERE id = (SELECT q.id FROM jobs q
+               WHERE q.state = 'queued' AND q.run_after <= now() AND q.kind IN (:kinds)
+               ORDER BY ${FAIR_ORDER} LIMIT 1
+               FOR UPDATE OF q SKIP LOCKED)
     AND state = 'queued'
   RETURNING id`;
 
@@ -75,7 +84,7 @@ export class RunnerStore {
   }
 
   /**
-   * Claims the oldest due job of these kinds with one UPDATE. The outer `state = 'queued'` makes
+   * Claims the next due job of these kinds (round robin between fairness groups, FAIR_ORDER) with one UPDATE. The outer `state = 'queued'` makes
    * it a compare-and-set on any database: on PostgreSQL a concurrent claimer re-checks it and
    * updates nothing (add FOR UPDATE SKIP LOCKED to the subquery there to avoid the retry);
    * on SQLite the write transaction is already exclusive. RETURNING: SQLite >= 3.35, PostgreSQL.
@@ -93,9 +102,9 @@ export class RunnerStore {
               `UPDATE jobs
             SET state = 'running', attempts = attempts + 1, lease_owner = :owner,
                 lease_expires_at = :expires, updated_at = :now, started_at = :now, finished_at = NULL
-          WHERE id = (SELECT id FROM jobs
-                       WHERE state = 'queued' AND run_after <= :now AND kind IN (:kinds)
-                       ORDER BY run_after, id LIMIT 1)
+          WHERE id = (SELECT q.id FROM jobs q
+                       WHERE q.state = 'queued' AND q.run_after <= :now AND q.kind IN (:kinds)
+                       ORDER BY ${FAIR_ORDER} LIMIT 1)
             AND state = 'queued'
           RETURNING id`,
               {

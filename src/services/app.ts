@@ -14,6 +14,7 @@ import { noMetrics, type AppMetrics } from './metrics/contract.ts';
 import { Passwords } from './auth/passwords.ts';
 import { BucketCheck } from './uploads/bucket-check.ts';
 import { rigDirectory } from './rigs/directory.ts';
+import { identityEvents } from './rigs/identity-events.ts';
 import { RigService } from './rigs/service.ts';
 import { SessionService } from './auth/sessions.ts';
 import { UploadMonitor } from './uploads/monitor.ts';
@@ -92,12 +93,15 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   });
   const sessions = new SessionService(db, users, passwords, throttle, config.auth.token_ttl_days * 86_400_000);
   const directory = rigDirectory(db);
+  // Every refusal, takeover, rebind, key refusal and quota refusal of rig identity goes through it.
+  const events = identityEvents(log);
   const rigs = new RigService(db, config, {
     onReported: (peer) => directory.forget(peer),
+    events,
     reportWriters: opts.reportWriters,
     retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
   });
-  const uploads = new UploadService(db, storage, directory, config, log);
+  const uploads = new UploadService(db, storage, directory, config, log, events);
   const captures = new CaptureService(db, storage, config, log);
   // One direction: a completed upload hands its capture over; captures never call uploads.
   uploads.onUploaded((upload) => captures.uploaded(upload));
@@ -109,7 +113,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   // First to start: a node whose instance id is taken starts nothing else.
   const presence = new NodePresence(db, () => instance, heartbeatMs, log);
   // Upload expiry and retention: on one node at a time (every node on SQLite's one).
-  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log), rigs.retention], heartbeatMs, log);
+  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention], heartbeatMs, log);
   const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
   background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance }));
@@ -145,6 +149,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
       closed = true;
       for (const task of started.reverse()) await task.stop();
       started = [];
+      events.flush();
       await uploads.progress.flush();
       await db.close();
     },

@@ -13,6 +13,14 @@ export interface ObjectInfo {
   lastModified: Date;
   /** The Content-Type stored with the object, where the driver reports it (the embedded store does). */
   contentType?: string;
+  /** Storage's id of this version (MinIO on a versioned bucket); absent where objects have no versions. */
+  versionId?: string | null;
+}
+
+/** One version of an object: its etag, and storage's version id where it has one. */
+export interface ObjectVersion {
+  etag: string;
+  versionId?: string | null;
 }
 
 /** Where an object URL points: always the configured bucket, and a key that passed {@link validateKey}. */
@@ -44,10 +52,22 @@ export interface ObjectStorage {
   presignPut(key: string, ttlSeconds: number, opts?: PresignPutOptions): Promise<string>;
   /** A URL for an HTTP GET of `key`, signed like {@link presignPut}. */
   presignGet(key: string, ttlSeconds: number): Promise<string>;
-  /** Size, etag and time of `key`, or null when there is no such object. */
-  stat(key: string): Promise<ObjectInfo | null>;
-  /** The content of `key` as a stream (never buffered whole). Throws NotFound when absent. */
-  read(key: string): Promise<Readable>;
+  /**
+   * Size, etag and time of `key`, or null when there is no such object. With `version`: of that
+   * version while it is held (hold()) or current, else of the current object.
+   */
+  stat(key: string, version?: ObjectVersion): Promise<ObjectInfo | null>;
+  /** The content of `key` (of `version`, as stat says) as a stream (never buffered whole). Throws NotFound when absent. */
+  read(key: string, version?: ObjectVersion): Promise<Readable>;
+  /**
+   * Keeps the version of `key` with this etag readable, whatever is PUT to the key later, until
+   * release(): the embedded store keeps its content; MinIO answers its version id (a versioned
+   * bucket keeps every version; an unversioned one keeps none: versionId null). Null when that
+   * version is no longer the current one (nothing is held).
+   */
+  hold(key: string, etag: string): Promise<{ versionId: string | null } | null>;
+  /** Ends a hold (nothing happens when there is none). */
+  release(key: string, version: ObjectVersion): Promise<void>;
   /** Path-style public URL of `key`: `<public base>/<bucket>/<key>`, each key segment URI-encoded. */
   objectUrl(key: string): string;
   /**

@@ -14,11 +14,12 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config/schema.ts';
 import { DomainError, InvalidInput, NotFound, Unavailable } from '../errors.ts';
-import { validateKey, type ObjectInfo, type ObjectRef, type ObjectStorage, type PresignPutOptions } from './contract.ts';
+import { validateKey, type ObjectInfo, type ObjectRef, type ObjectStorage, type ObjectVersion, type PresignPutOptions } from './contract.ts';
 import type { ByteSource } from './byte-source.ts';
 import { EMBEDDED_REGION, loadOrCreateCredentials } from './credentials.ts';
 import { writeTempObject, type PutOptions } from './embedded-put.ts';
 import { defaultPublicUrl, EmbeddedUrls, RESERVATION_PARAM, type SignedRequest } from './embedded-urls.ts';
+import { HeldVersions } from './held-versions.ts';
 import { KeyLocks } from './key-locks.ts';
 import { notThere, ObjectRecords } from './object-records.ts';
 import type { SigV4Credentials } from './sigv4.ts';
@@ -51,6 +52,7 @@ export class EmbeddedStorage implements ObjectStorage {
   private readonly records: ObjectRecords;
   private readonly urls: EmbeddedUrls;
   private readonly locks = new KeyLocks();
+  private readonly held: HeldVersions;
 
   constructor(config: Config, opts: EmbeddedOptions = {}) {
     this.bucket = config.storage.bucket;
@@ -60,6 +62,7 @@ export class EmbeddedStorage implements ObjectStorage {
     this.now = opts.now ?? (() => new Date());
     this.urls = new EmbeddedUrls(this.publicUrl, this.bucket, () => this.credentials, this.now);
     this.records = new ObjectRecords(this.root, this.bucket, this.tmpDir);
+    this.held = new HeldVersions(this.root, this.bucket, this.records);
   }
 
   /**
@@ -128,16 +131,38 @@ export class EmbeddedStorage implements ObjectStorage {
     this.urls.verify(req);
   }
 
-  async stat(key: string): Promise<ObjectInfo | null> {
+  async stat(key: string, version?: ObjectVersion): Promise<ObjectInfo | null> {
     validateKey(key);
     const found = await this.records.read(key);
+    if (version && found?.meta.etag !== version.etag) {
+      const held = await this.held.stat(key, version.etag);
+      if (held) return held;
+    }
     if (!found) return null;
     const { size, etag, mtime, type } = found.meta;
     return { size, etag, lastModified: new Date(mtime), contentType: type ?? DEFAULT_CONTENT_TYPE };
   }
 
-  async read(key: string): Promise<Readable> {
+  /** Keeps the current content of `key` readable (stat and read with its etag) until release, if its etag is `etag`. */
+  async hold(key: string, etag: string): Promise<{ versionId: null } | null> {
     validateKey(key);
+    return (await this.locks.run(key, () => this.held.hold(key, etag))) ? { versionId: null } : null;
+  }
+
+  async release(key: string, version: ObjectVersion): Promise<void> {
+    validateKey(key);
+    await this.held.release(key, version.etag);
+  }
+
+  async read(key: string, version?: ObjectVersion): Promise<Readable> {
+    validateKey(key);
+    if (version) {
+      const current = await this.records.read(key);
+      if (current?.meta.etag !== version.etag) {
+        const held = await this.held.open(key, version.etag);
+        if (held) return held;
+      }
+    }
     // A concurrent overwrite may unlink the data file between reading the sidecar and opening: read again.
     for (let attempt = 0; attempt < 5; attempt++) {
       const found = await this.records.read(key);

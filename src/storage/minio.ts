@@ -16,7 +16,7 @@ import type { Readable } from 'node:stream';
 import type { Client, ClientOptions } from 'minio';
 import type { Config } from '../config/schema.ts';
 import { ConfigError, DomainError, NotFound, Unavailable } from '../errors.ts';
-import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage } from './contract.ts';
+import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage, type ObjectVersion } from './contract.ts';
 import type { SigV4Credentials } from './sigv4.ts';
 import { buildObjectUrl, parseEndpoint, parseObjectUrlAgainst, type PublicBase } from './urls.ts';
 
@@ -181,6 +181,12 @@ export class MinioStorage implements ObjectStorage {
       .map((q) => q.Queue);
   }
 
+  /** Whether the bucket keeps versions (versioning Enabled): a queued capture is then read by its version id. */
+  async bucketVersioned(): Promise<boolean> {
+    const conf = await this.call('versioning config', async () => (await this.client()).getBucketVersioning(this.bucket));
+    return conf?.Status === 'Enabled';
+  }
+
   async bucketExists(): Promise<boolean> {
     return this.call('bucket check', async () => (await this.client()).bucketExists(this.bucket));
   }
@@ -189,21 +195,38 @@ export class MinioStorage implements ObjectStorage {
     await this.call('ping', async () => (await this.client()).bucketExists(this.bucket));
   }
 
-  async stat(key: string): Promise<ObjectInfo | null> {
+  /** With a version id (a versioned bucket), that version; else the current object. */
+  async stat(key: string, version?: ObjectVersion): Promise<ObjectInfo | null> {
     validateKey(key);
+    const opts = version?.versionId ? { versionId: version.versionId } : {};
     const st = await this.call('stat', async () =>
-      (await this.client()).statObject(this.bucket, key).catch((err: unknown) => {
+      (await this.client()).statObject(this.bucket, key, opts).catch((err: unknown) => {
         if (NOT_FOUND_CODES.has(errCode(err) ?? '')) return null;
         throw err;
       }),
     );
-    return st && { size: st.size, etag: st.etag, lastModified: st.lastModified };
+    return st && { size: st.size, etag: st.etag, lastModified: st.lastModified, versionId: st.versionId ?? null };
   }
 
-  async read(key: string): Promise<Readable> {
+  /**
+   * A versioned bucket keeps every version: the hold is the current version's id. An unversioned one
+   * keeps none (versionId null): a later PUT replaces the content, and its capture fails object_changed.
+   */
+  async hold(key: string, etag: string): Promise<{ versionId: string | null } | null> {
+    const st = await this.stat(key);
+    if (!st || st.etag !== etag) return null;
+    return { versionId: st.versionId ?? null };
+  }
+
+  async release(): Promise<void> {
+    // Versions are the bucket's to keep (its lifecycle rules); nothing is held here.
+  }
+
+  async read(key: string, version?: ObjectVersion): Promise<Readable> {
     validateKey(key);
+    const opts = version?.versionId ? { versionId: version.versionId } : {};
     return this.call('read', async () =>
-      (await this.client()).getObject(this.bucket, key).catch((err: unknown) => {
+      (await this.client()).getObject(this.bucket, key, opts).catch((err: unknown) => {
         if (NOT_FOUND_CODES.has(errCode(err) ?? '')) throw new NotFound('object');
         throw err;
       }),

@@ -13,6 +13,7 @@ export type S3ErrorCode =
   | 'EntityTooLarge'
   | 'EntityTooSmall'
   | 'RequestTimeout'
+  | 'XMinioStorageFull'
   | 'InternalError';
 
 const STATUS: Record<S3ErrorCode, number> = {
@@ -27,6 +28,8 @@ const STATUS: Record<S3ErrorCode, number> = {
   EntityTooLarge: 400,
   EntityTooSmall: 400,
   RequestTimeout: 400,
+  // MinIO's answer when a drive is under its free-space threshold.
+  XMinioStorageFull: 507,
   InternalError: 500,
 };
 
@@ -42,6 +45,7 @@ const KIND: Record<S3ErrorCode, ErrorKind> = {
   EntityTooLarge: 'too_large',
   EntityTooSmall: 'invalid',
   RequestTimeout: 'invalid',
+  XMinioStorageFull: 'insufficient_storage',
   InternalError: 'unavailable',
 };
 

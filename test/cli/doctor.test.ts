@@ -26,7 +26,8 @@ test('doctor: a healthy install passes, with --json', async (t) => {
   mkdirSync(path.join(dataDir, 'objects', 'captures'), { recursive: true });
   const res = await rigd(['doctor'], { env: { RIGD_DATA_DIR: dataDir, ...VPN } });
   t.equal(res.code, 0, `exit 0 ${res.stderr}`);
-  for (const check of ['config', 'data_dir', 'database', 'storage', 'bucket', 'webhook', 'vpn']) t.match(line(res.stdout, check), /^ok/, `ok ${check}`);
+  for (const check of ['config', 'data_dir', 'database', 'storage', 'bucket', 'webhook', 'versions', 'vpn']) t.match(line(res.stdout, check), /^ok/, `ok ${check}`);
+  t.match(line(res.stdout, 'versions'), /the embedded store keeps a queued capture's version until its job ends$/, 'versions line says what happens to a queued version');
   t.match(line(res.stdout, 'database'), onPostgres ? /connects, \d+ migrations applied, none pending, privileges ok/ : /quick_check ok, \d+ migrations applied, none pending/, 'database line says what was checked');
   t.match(line(res.stdout, 'vpn'), /^ok\s+vpn\s+lo holds 127\.0\.0\.1 in vpn\.cidr 127\.0\.0\.0\/8$/, 'vpn line names the interface');
 

@@ -81,6 +81,7 @@ test('rigs show: the text view', async (t) => {
   const out = res.stdout;
   t.match(out, /^rig rig7: online\n/, 'first line: id and status');
   t.match(out, /\n {2}VPN address +10\.144\.170\.7 \(rig7\.rigs\.internal\)\n/, 'VPN address and name');
+  t.match(out, /\n {2}bound to +10\.144\.170\.7\n/, 'the address the id is bound to');
   t.match(out, /\n {2}local_ip +192\.168\.170\.7\n/, 'local_ip');
   t.match(out, /\n {2}last report +1 minute ago \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00 \(UTC\)\)\n/, 'last report: words, then the absolute time with zone');
   t.match(out, /\n {2}2\.50000,13\.25000 .* 2\n {2}1\.50000,13\.25000 .* 2\n/, 'position runs');

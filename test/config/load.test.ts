@@ -13,7 +13,8 @@ test('defaults: embedded storage, data in ./data, the documented keys', (t) => {
   t.deepEqual(config.vpn, { host: 'vpn.rigs.internal', cidr: '10.144.0.0/16', rig_domain: 'rigs.internal' });
   t.equal(config.storage.upload_url_ttl, 900);
   t.equal(config.storage.max_upload_size, 104857600);
-  t.deepEqual(config.rigs, { online_after_s: 300, offline_after_s: 3600, history_retention_days: 90 });
+  t.deepEqual(config.rigs, { online_after_s: 300, offline_after_s: 3600, history_retention_days: 90, address_binding: 'while_online', new_ids_per_address_per_hour: 100 });
+  t.deepEqual(config.uploads, { open_per_rig: 1000, bytes_per_rig_per_day: 64 * 1024 ** 3, database_reserve_mb: 64, keep_expired_days: 7 });
   t.equal(config.ingest.concurrency, 2);
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.server), 'frozen, deeply');
   t.end();

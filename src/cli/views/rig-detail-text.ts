@@ -33,6 +33,7 @@ export function rigDetailText(d: RigDetail): string {
     ['serial', d.serial],
     ['branch', `${d.branch} (${d.version})`],
     ['VPN address', `${d.vpn_address} (${d.vpn_name})`],
+    ['bound to', d.bound_address ?? 'no address (its next report binds it)'],
     ['local_ip', d.lan_ip ?? '-'],
     ['position', positionLine(d)],
     ['project', d.current_project ?? '-'],

@@ -14,4 +14,6 @@ export const MIGRATION_NAMES = [
   '20261124-0101-login-attempts',
   '20261124-0102-secrets',
   '20261124-0103-nodes',
+  '20261126-0261-01-rig-identity',
+  '20261126-0261-02-job-groups',
 ] as const;

@@ -22,6 +22,8 @@ export class Capture extends Model<InferAttributes<Capture>, InferCreationAttrib
   declare upload_id: number | null;
   /** The job that ingests it (the latest one when queued again); null: uploaded, not queued. */
   declare job_id: CreationOptional<number | null>;
+  /** Storage's id of the version queued (MinIO on a versioned bucket); null: read by etag. */
+  declare version_id: CreationOptional<string | null>;
   declare sha256: CreationOptional<string | null>;
   /** JSON text: CaptureTableSummary[] (src/db/capture-store/layout.ts). */
   declare tables: CreationOptional<string | null>;
@@ -46,6 +48,7 @@ export class Capture extends Model<InferAttributes<Capture>, InferCreationAttrib
         project: { type: DataTypes.STRING(64), allowNull: true },
         upload_id: { type: DataTypes.INTEGER, allowNull: true },
         job_id: { type: DataTypes.INTEGER, allowNull: true },
+        version_id: { type: DataTypes.STRING(128), allowNull: true },
         sha256: { type: DataTypes.STRING(64), allowNull: true },
         tables: { type: DataTypes.TEXT, allowNull: true },
         page_size: { type: DataTypes.INTEGER, allowNull: true },

@@ -28,6 +28,8 @@ export class Job extends Model<InferAttributes<Job>, InferCreationAttributes<Job
   declare updated_at: CreationOptional<Date>;
   /** When the latest attempt was claimed. */
   declare started_at: CreationOptional<Date | null>;
+  /** Claims go round robin between groups (a rig's captures are one group); null: no group. */
+  declare fair_group: CreationOptional<string | null>;
   declare finished_at: CreationOptional<Date | null>;
 
   static initModel(sequelize: Sequelize): typeof Job {
@@ -50,6 +52,7 @@ export class Job extends Model<InferAttributes<Job>, InferCreationAttributes<Job
         created_at: DataTypes.DATE,
         updated_at: DataTypes.DATE,
         started_at: { type: DataTypes.DATE, allowNull: true },
+        fair_group: { type: DataTypes.STRING(128), allowNull: true },
         finished_at: { type: DataTypes.DATE, allowNull: true },
       },
       { sequelize, modelName: 'Job', tableName: 'jobs', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },

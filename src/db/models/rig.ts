@@ -9,6 +9,10 @@ export class Rig extends Model<InferAttributes<Rig>, InferCreationAttributes<Rig
   declare lan_ip: string | null;
   /** The VPN peer address of the last report. */
   declare vpn_address: string;
+  /** The VPN address the id is bound to (rigs.address_binding); null after `rigd rigs forget`. */
+  declare bound_address: CreationOptional<string | null>;
+  /** The address that registered the id. */
+  declare registered_from: CreationOptional<string | null>;
   declare version: string;
   declare branch: string;
   declare latitude: number | null;
@@ -28,6 +32,8 @@ export class Rig extends Model<InferAttributes<Rig>, InferCreationAttributes<Rig
         serial: { type: DataTypes.STRING(128), allowNull: false },
         lan_ip: { type: DataTypes.STRING(45), allowNull: true },
         vpn_address: { type: DataTypes.STRING(45), allowNull: false },
+        bound_address: { type: DataTypes.STRING(45), allowNull: true },
+        registered_from: { type: DataTypes.STRING(45), allowNull: true },
         version: { type: DataTypes.STRING(128), allowNull: false, defaultValue: '' },
         branch: { type: DataTypes.STRING(128), allowNull: false, defaultValue: '' },
         latitude: { type: DataTypes.DOUBLE, allowNull: true },

@@ -15,6 +15,7 @@ const STATUS: Record<ErrorKind, number> = {
   unprocessable: 422,
   throttled: 429,
   unavailable: 503,
+  insufficient_storage: 507,
 };
 
 const BOOM_CODES: Record<number, string> = {

@@ -30,6 +30,7 @@ const rigView = Joi.object({
   serial: Joi.string().required(),
   lan_ip: Joi.string().allow(null).required(),
   vpn_address: Joi.string().required(),
+  bound_address: Joi.string().allow(null).description('The VPN address the id is bound to (rigs.address_binding); null: the next report binds it.'),
   vpn_name: Joi.string().required(),
   version: Joi.string().allow('').required(),
   branch: Joi.string().allow('').required(),

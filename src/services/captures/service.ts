@@ -65,6 +65,8 @@ interface Version {
   key: string;
   etag: string;
   size: number | null;
+  /** Storage's id of the version held for the job (MinIO, versioned bucket). */
+  versionId?: string | null;
 }
 
 /** What to do with the capture found or made: nothing more, queue it if it has no job, or also queue it again if it failed. */
@@ -130,8 +132,14 @@ export class CaptureService {
    * read locked, so only one of them sees it without a job and enqueues (src/db/capture-rows.ts).
    */
   async #settle(version: Version, origin: Origin, want: Want): Promise<Queued> {
+    // Storage keeps this version readable for its job, whatever is PUT to the key meanwhile.
+    if (want !== 'find') version.versionId = await this.#hold(version);
     const result = await this.db.writes.run((transaction) => this.#settleIn(transaction, version, origin, want));
     const capture = captureView(result.row, result.job, this.storage.objectUrl(result.row.key));
+    // Held for nothing (its job ended already, or none was queued): let it go; a queued job keeps it.
+    if (want !== 'find' && !result.enqueued && capture.state !== 'queued' && capture.state !== 'ingesting') {
+      await this.storage.release(version.key, { etag: version.etag, versionId: version.versionId }).catch(() => undefined);
+    }
     return { capture, queued: ON_ITS_WAY.includes(capture.state), enqueued: result.enqueued, created: result.created };
   }
 
@@ -140,18 +148,30 @@ export class CaptureService {
     const bucket = this.storage.bucket;
     const { row, created } = await captureOnce(
       this.db,
-      { bucket, key: v.key, etag: v.etag, size: v.size, rig_id: origin.rigId, project: origin.project, upload_id: origin.uploadId },
+      { bucket, key: v.key, etag: v.etag, size: v.size, rig_id: origin.rigId, project: origin.project, upload_id: origin.uploadId, version_id: v.versionId ?? null },
       transaction,
     );
     let job: Job | null = row.job_id ? await Job.findByPk(row.job_id, { transaction }) : null;
     const state = captureState(job?.state);
     const queueNow = (want !== 'find' && state === 'uploaded') || (want === 'queue_or_retry' && state === 'failed');
     if (queueNow) {
-      const info = await enqueue<CaptureJob>(CAPTURE_JOB, { captureId: row.id }, { transaction, maxAttempts: this.config.ingest.max_attempts });
-      await row.update({ job_id: info.id }, { transaction });
+      // One fairness group per rig: a rig with many queued captures cannot hold back another's next one.
+      const group = `rig:${row.rig_id ?? '-'}`;
+      const info = await enqueue<CaptureJob>(CAPTURE_JOB, { captureId: row.id }, { transaction, maxAttempts: this.config.ingest.max_attempts, group });
+      await row.update({ job_id: info.id, ...(v.versionId && !row.version_id ? { version_id: v.versionId } : {}) }, { transaction });
       job = await Job.findByPk(info.id, { transaction });
     }
     return { row, job, created, enqueued: queueNow };
+  }
+
+  /** Asks storage to keep the version (null: nothing held, e.g. it was overwritten already; the job will say so). */
+  async #hold(v: Version): Promise<string | null> {
+    try {
+      return (await this.storage.hold(v.key, v.etag))?.versionId ?? null;
+    } catch (err) {
+      this.log.warn('storage could not keep the queued version of a capture', { key: v.key, error: String(err) });
+      return null;
+    }
   }
 
   /** The upload that brought this version (else the latest of the key): its rig and project, else the rig's current project. */

@@ -43,7 +43,26 @@ export async function checkStorage(config: Readonly<Config>): Promise<Finding[]>
   }
   findings.push(ok('bucket', `bucket ${storage.bucket} exists`));
   findings.push(storage.driver === 'minio' ? await checkWebhook(storage, config) : ok('webhook', 'not needed: the embedded store queues captures itself'));
+  findings.push(storage.driver === 'minio' ? await checkVersions(storage) : ok('versions', "the embedded store keeps a queued capture's version until its job ends"));
   return findings;
+}
+
+/**
+ * Whether a queued capture is ingested from the version that was queued: on a versioned bucket it is
+ * read by its version id; on an unversioned one a rig that overwrites its key before the job reads it
+ * makes that capture fail object_changed (the new version is queued as a capture of its own).
+ */
+async function checkVersions(storage: MinioStorage): Promise<Finding> {
+  try {
+    if (await storage.bucketVersioned()) return ok('versions', `bucket ${storage.bucket} is versioned: a queued capture is read by its version id, whatever is PUT to its key after`);
+  } catch (err) {
+    return warn('versions', `cannot read the versioning config of ${storage.bucket}: ${errorText(err)}`, "give rigd's MinIO user s3:GetBucketVersioning on the bucket");
+  }
+  return warn(
+    'versions',
+    `bucket ${storage.bucket} is not versioned: a capture whose key is overwritten before its job reads it fails object_changed (the new version is ingested as a capture of its own)`,
+    `mc version enable ALIAS/${storage.bucket} (and a lifecycle rule expiring noncurrent versions, e.g. mc ilm rule add --noncurrent-expire-days 7 ALIAS/${storage.bucket})`,
+  );
 }
 
 /**

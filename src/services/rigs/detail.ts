@@ -55,6 +55,8 @@ export interface RigDetail {
   branch: string;
   version: string;
   vpn_address: string;
+  /** The VPN address the id is bound to (rigs.address_binding); null: its next report binds it. */
+  bound_address: string | null;
   vpn_name: string;
   /** The rig's reported local_ip. */
   lan_ip: string | null;
@@ -139,6 +141,7 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
     branch: rig.branch,
     version: rig.version,
     vpn_address: rig.vpn_address,
+    bound_address: rig.bound_address ?? null,
     vpn_name: rig.vpn_name,
     lan_ip: rig.lan_ip,
     latitude: rig.latitude,

@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import type { Database } from '../../db/index.ts';
+import { rigBoundTo } from '../../db/rig-bindings.ts';
 import type { RigDirectory } from '../uploads/service.ts';
 
 /** How long an address -> rig answer is reused (a report from the address ends it at once). */
@@ -8,7 +9,7 @@ const CACHE_MS = 5000;
 const CACHE_MAX = 65_536;
 
 /**
- * Rigs as uploads see them: found by the VPN address they report from. Every reservation asks, so
+ * Rigs as uploads see them: found by the VPN address they are bound to (rigs.address_binding). Every reservation asks, so
  * an answer (a miss too) is kept for a few seconds instead of a query per request; a committed
  * report from an address forgets it, so a rig's first upload right after its first report is linked.
  */
@@ -19,10 +20,10 @@ export function rigDirectory(db: Database, now: () => number = Date.now): RigDir
     async findByVpnAddress(address: string) {
       const hit = cache.get(address);
       if (hit && now() - hit.at < CACHE_MS) return hit.rigId;
-      const rig = await Rig.findOne({ where: { vpn_address: address }, order: [['last_seen_at', 'DESC']], attributes: ['id'] });
+      const rigId = await rigBoundTo(db, address);
       if (cache.size >= CACHE_MAX) cache.clear();
-      cache.set(address, { rigId: rig ? rig.id : null, at: now() });
-      return rig ? rig.id : null;
+      cache.set(address, { rigId, at: now() });
+      return rigId;
     },
     forget(address: string) {
       cache.delete(address);

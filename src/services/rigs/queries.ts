@@ -9,6 +9,7 @@ export interface RigRow {
   serial: string;
   lan_ip: string | null;
   vpn_address: string;
+  bound_address?: string | null;
   version: string;
   branch: string;
   latitude: number | null;
@@ -29,6 +30,7 @@ export function rigView(rig: RigRow, config: RigConfig, now: Date): RigView {
     serial: rig.serial,
     lan_ip: rig.lan_ip,
     vpn_address: rig.vpn_address,
+    bound_address: rig.bound_address ?? null,
     vpn_name: `${rig.id}.${config.vpn.rig_domain}`,
     version: rig.version,
     branch: rig.branch,
@@ -45,7 +47,7 @@ export function rigView(rig: RigRow, config: RigConfig, now: Date): RigView {
  */
 export async function listRigs(reader: Reader, config: RigConfig, now: Date, status?: RigStatus): Promise<RigView[]> {
   const rows = await reader.all<RigRow>(
-    'SELECT id, serial, lan_ip, vpn_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at FROM rigs',
+    'SELECT id, serial, lan_ip, vpn_address, bound_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at FROM rigs',
   );
   const views = rows.map((r) => rigView(r, config, now)).sort((a, b) => compareRigIds(a.id, b.id));
   return status ? views.filter((v) => v.status === status) : views;

@@ -1,11 +1,16 @@
 import { isIP } from 'node:net';
-import { Op, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, type WhereOptions } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
-import type { Batcher, Database } from '../../db/index.ts';
+import type { Database } from '../../db/index.ts';
 import type { Rig, RigReport } from '../../db/models/index.ts';
-import { storeRigReports, storeRigReportsAsScript, type ReportRow } from '../../db/rig-reports.ts';
+import { rigBoundTo, setBinding } from '../../db/rig-bindings.ts';
+import type { ReportRow } from '../../db/rig-reports.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
-import { parseRigId, parseRigReport, type RigReportInput } from './report-input.ts';
+import { silentLogger } from '../../log.ts';
+import { identityEvents, type RecordIdentityEvent } from './identity-events.ts';
+import { rigNotFound } from './lookup.ts';
+import { ReportBatches } from './report-batches.ts';
+import { parseRigId, parseRigReport } from './report-input.ts';
 import { RigRetention, type RetentionOptions } from './retention.ts';
 import { RigListCache } from './list-cache.ts';
 import { listRigs, rigView } from './queries.ts';
@@ -19,6 +24,8 @@ export interface RigView {
   serial: string;
   lan_ip: string | null;
   vpn_address: string;
+  /** The VPN address the id is bound to (rigs.address_binding); null: unbound, the next report binds it. */
+  bound_address?: string | null;
   /** <id>.<vpn.rig_domain> */
   vpn_name: string;
   version: string;
@@ -42,26 +49,6 @@ export interface HistoryQuery {
 export const HISTORY_DEFAULT_LIMIT = 100;
 export const HISTORY_MAX_LIMIT = 10_000;
 
-interface QueuedReport extends RigReportInput {
-  peer: string;
-  receivedAt: Date;
-}
-
-/** A queued report as the row it stores. */
-function reportRow(r: QueuedReport): ReportRow {
-  return {
-    rig_id: r.rigId,
-    received_at: r.receivedAt,
-    serial: r.serial,
-    lan_ip: r.lanIp,
-    peer_address: r.peer,
-    version: r.version,
-    branch: r.branch,
-    latitude: r.latitude,
-    longitude: r.longitude,
-  };
-}
-
 /** Rig reports (group-committed), the rig list with its computed status, and report history. */
 export class RigService {
   readonly retention: RigRetention;
@@ -69,9 +56,10 @@ export class RigService {
   readonly listing: RigListCache;
   readonly #db: Database;
   readonly #config: Readonly<Config>;
-  readonly #reports: Batcher<QueuedReport, void>;
+  readonly #reports: ReportBatches;
   readonly #now: () => Date;
   readonly #onReported: (peer: string) => void;
+  readonly #events: RecordIdentityEvent;
 
   constructor(
     db: Database,
@@ -79,8 +67,10 @@ export class RigService {
     opts: {
       now?: () => Date;
       retention?: RetentionOptions;
-      /** Runs after a report from `peer` is committed. */
+      /** Runs after a report from `peer` is committed, and for an address an id was moved from. */
       onReported?: (peer: string) => void;
+      /** Where refusals, takeovers and rebinds are recorded. @default logged nowhere */
+      events?: RecordIdentityEvent;
       /** Report batches committing at once. @default db.writes.besideWrites (1 on SQLite) */
       reportWriters?: number;
     } = {},
@@ -89,11 +79,8 @@ export class RigService {
     this.#config = config;
     this.#now = opts.now ?? (() => new Date());
     this.#onReported = opts.onReported ?? (() => undefined);
-    this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t), {
-      inFlight: opts.reportWriters ?? db.writes.besideWrites,
-      // SQLite: the batch as one script, two trips through the driver instead of four.
-      direct: (items, onStart) => storeRigReportsAsScript(this.#db, items.map(reportRow), onStart)?.then(() => items.map(() => undefined)) ?? null,
-    });
+    this.#events = opts.events ?? identityEvents(silentLogger);
+    this.#reports = new ReportBatches(db, config, opts.reportWriters ?? db.writes.besideWrites);
     this.listing = new RigListCache(db.reader, config, { now: this.#now });
     this.retention = new RigRetention(db, config.rigs.history_retention_days, opts.retention);
   }
@@ -101,18 +88,43 @@ export class RigService {
   /**
    * Validates and stores one report of rig `rawId` from VPN address `peer`: updates (or registers)
    * the rig and appends a history row. Resolves only after the batch holding it has committed.
+   * A report its id's binding refuses (rigs.address_binding) throws Conflict, one over the new ids
+   * per address Throttled; nothing of either is stored.
    */
   async report(rawId: string, payload: unknown, peer: string): Promise<void> {
     const input = parseRigReport(rawId, payload);
     if (!isIP(peer)) throw new InvalidInput('the client address is unknown');
-    await this.#reports.submit({ ...input, peer, receivedAt: this.#now() });
+    const verdict = await this.#reports.submit({ ...input, peer, receivedAt: this.#now() });
+    if (verdict.event) this.#events(verdict.event.kind, verdict.event.details);
+    if (verdict.kind === 'refuse') throw verdict.error;
     this.#onReported(peer);
+    const from = verdict.event?.details.from;
+    if (typeof from === 'string') this.#onReported(from);
   }
 
-  /** One transaction for a whole batch (two statements, whatever its size). */
-  async #applyReports(items: QueuedReport[], transaction: Transaction): Promise<void[]> {
-    await storeRigReports(this.#db, items.map(reportRow), transaction);
-    return items.map(() => undefined);
+  /** `rigd rigs rebind ID ADDRESS`: binds the rig to ADDRESS (its reports from anywhere else are refused); returns the address as stored. */
+  async rebind(rawId: string, address: string): Promise<string> {
+    const id = parseRigId(rawId);
+    if (!isIP(address)) throw new InvalidInput('address must be an IP address', [{ field: 'address', message: 'not an IP address' }]);
+    // As reports see peers: an IPv4-mapped IPv6 address is its IPv4 address.
+    const bound = address.toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+    const before = await this.#db.models.Rig.findByPk(id, { raw: true });
+    if (!before || !(await setBinding(this.#db, id, bound))) throw rigNotFound(rawId);
+    this.#events('rig_rebind', { rig: id, from: before.bound_address ?? null, to: bound });
+    return bound;
+  }
+
+  /** `rigd rigs forget ID`: unbinds the rig; the next report, from any address, binds it again. History stays. */
+  async forget(rawId: string): Promise<void> {
+    const id = parseRigId(rawId);
+    const before = await this.#db.models.Rig.findByPk(id, { raw: true });
+    if (!before || !(await setBinding(this.#db, id, null))) throw rigNotFound(rawId);
+    this.#events('rig_forget', { rig: id, from: before.bound_address ?? null });
+  }
+
+  /** The rig bound to VPN address `address` that reported last, or null. */
+  boundTo(address: string): Promise<string | null> {
+    return rigBoundTo(this.#db, address);
   }
 
   #view(rig: Rig, now: Date): RigView {

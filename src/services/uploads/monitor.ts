@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 import type { Database } from '../../db/index.ts';
+import { deleteExpiredBefore } from '../../db/upload-bounds.ts';
 import type { Logger } from '../../log.ts';
 import type { Storage } from '../../storage/index.ts';
 import type { UploadService } from './service.ts';
@@ -8,6 +9,9 @@ const TICK_MS = 1000;
 /** Reserved uploads looked at in storage per tick. */
 const CHECKS_PER_TICK = 50;
 const MAX_BACKOFF_MS = 60_000;
+/** How often expired reservations are pruned, and how many rows one statement removes at most. */
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_BATCH = 1000;
 
 /**
  * Follows reserved uploads until their object appears or their URL expires.
@@ -16,11 +20,13 @@ const MAX_BACKOFF_MS = 60_000;
  *   ... 60 s). MinIO's bucket notifications (the webhook) complete uploads sooner; polling never
  *   depends on them.
  * The embedded store completes uploads from its own PUT handler.
+ * - Expired reservations older than uploads.keep_expired_days are removed (once a minute, in batches).
  */
 export class UploadMonitor {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #storageDown = false;
+  #prunedAt = 0;
 
   constructor(
     private readonly db: Database,
@@ -28,6 +34,8 @@ export class UploadMonitor {
     private readonly uploads: UploadService,
     private readonly log: Logger,
     private readonly tickMs = TICK_MS,
+    /** uploads.keep_expired_days */
+    private readonly keepExpiredDays = 7,
   ) {}
 
   start(): void {
@@ -51,6 +59,23 @@ export class UploadMonitor {
   async tick(now = new Date()): Promise<void> {
     await this.expire(now);
     if (this.storage.driver !== 'embedded') await this.poll(now);
+    if (now.getTime() - this.#prunedAt >= PRUNE_EVERY_MS) {
+      this.#prunedAt = now.getTime();
+      await this.prune(now);
+    }
+  }
+
+  /** Removes expired reservations made more than keep_expired_days before `now`. Returns how many. */
+  async prune(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - this.keepExpiredDays * 86_400_000);
+    let total = 0;
+    for (;;) {
+      const n = await this.db.writes.run((t) => deleteExpiredBefore(this.db, before, PRUNE_BATCH, t));
+      total += n;
+      if (n < PRUNE_BATCH) break;
+    }
+    if (total > 0) this.log.info('expired upload reservations removed', { removed: total, keep_expired_days: this.keepExpiredDays });
+    return total;
   }
 
   /** Marks overdue reservations expired. Returns how many. */

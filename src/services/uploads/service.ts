@@ -8,7 +8,9 @@ import type { Logger } from '../../log.ts';
 import type { ObjectInfo } from '../../storage/contract.ts';
 import type { Storage } from '../../storage/index.ts';
 import { S3Error } from '../../storage/s3-error.ts';
+import type { RecordIdentityEvent } from '../rigs/identity-events.ts';
 import { UploadProgress } from './progress.ts';
+import { ReservationGate, uploaderOf, type Refusal } from './reservation-gate.ts';
 import { parseUploadRequest } from './rules.ts';
 
 /** What uploads need to know about rigs. */
@@ -64,12 +66,16 @@ interface NewUpload {
   size: number;
   project: string | null;
   expiresAt: Date;
+  /** An object with this key exists now. */
+  exists: boolean;
 }
 
 export class UploadService {
   readonly progress: UploadProgress;
   readonly #listeners: UploadedListener[] = [];
-  readonly #create: Batcher<NewUpload, number>;
+  readonly #create: Batcher<NewUpload, number | Refusal>;
+  readonly #gate: ReservationGate;
+  readonly #events: RecordIdentityEvent;
 
   constructor(
     private readonly db: Database,
@@ -77,18 +83,31 @@ export class UploadService {
     private readonly rigs: RigDirectory,
     private readonly config: Readonly<Config>,
     private readonly log: Logger,
+    /** Where key and quota refusals are recorded. @default nowhere */
+    events: RecordIdentityEvent = () => undefined,
   ) {
     this.progress = new UploadProgress(db);
+    this.#gate = new ReservationGate(db, config);
+    this.#events = events;
     // Reservations are hot (every rig asks before every file): group-committed like reports.
     this.#create = db.writes.batcher((items, t) => this.#insertBatch(items, t));
   }
 
-  /** One transaction for a batch of reservations: the rigs' current projects, then one multi-row INSERT. */
-  async #insertBatch(items: NewUpload[], t: Transaction): Promise<number[]> {
+  /**
+   * One transaction for a batch of reservations: judged (key owner, per-rig bounds, free space), then
+   * the rigs' current projects and one multi-row INSERT of those accepted.
+   */
+  async #insertBatch(all: NewUpload[], t: Transaction): Promise<(number | Refusal)[]> {
+    const now = new Date();
+    const verdicts = await this.#gate.judge(
+      all.map((item) => ({ uploader: uploaderOf(item.rigId, item.peer), key: item.key, size: item.size, exists: item.exists })),
+      t,
+      now,
+    );
+    const items = all.filter((_item, i) => verdicts[i] === null);
     for (const item of items) {
       if (item.rigId && item.project) await this.rigs.setCurrentProject(item.rigId, item.project, t);
     }
-    const now = new Date();
     const rows = items.map((item) => ({
       rig_id: item.rigId,
       peer_address: item.peer,
@@ -98,7 +117,9 @@ export class UploadService {
       url_expires_at: item.expiresAt,
       next_check_at: this.storage.driver === 'embedded' ? null : now,
     }));
-    return insertReservations(this.db, rows, t, now);
+    const ids = rows.length > 0 ? await insertReservations(this.db, rows, t, now) : [];
+    let next = 0;
+    return verdicts.map((v) => v ?? ids[next++]!);
   }
 
   /** Runs after an upload is stored (embedded PUT, storage poll, or storage event). */
@@ -121,7 +142,12 @@ export class UploadService {
       size: req.size,
       project: req.project,
       expiresAt: new Date(Date.now() + ttl * 1000),
+      exists: existing !== null,
     });
+    if (typeof id !== 'number') {
+      this.#events(id.event.kind, id.event.details);
+      throw id.error;
+    }
     // The URL names its reservation: the embedded store takes only that reservation's size through it.
     const url = await this.storage.presignPut(req.key, ttl, { reservation: id });
     return {
@@ -173,6 +199,9 @@ export class UploadService {
       const message = `This URL is for an upload of exactly ${reserved} bytes (the reserved size); the request's Content-Length is ${put.contentLength}`;
       throw new S3Error(put.contentLength > reserved ? 'EntityTooLarge' : 'EntityTooSmall', message);
     }
+    // The disk filled since the reservation: refused before a byte is read, as MinIO does.
+    const room = await this.#gate.roomFor(reserved);
+    if (!room.ok) throw new S3Error('XMinioStorageFull', `Storing ${reserved} bytes would leave less than ${room.floorMiB} MiB free on the gateway; retry later.`);
     this.progress.set(upload.id, 0);
     try {
       const info = await store.putObject(key, body, {

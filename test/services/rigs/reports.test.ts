@@ -35,7 +35,7 @@ test('reports register and update rigs; the list is in natural order with status
   try {
     for (const id of ['rig10', 'rig2', 'RIG1']) await rigs.report(id, body(`S-${id}`), '10.144.0.5');
     clock.now = new Date(T0.getTime() + 1000);
-    await rigs.report('rig2', body('S-rig2b', { gpsd_latitude: 'nan', local_ip: '' }), '10.144.0.6');
+    await rigs.report('rig2', body('S-rig2b', { gpsd_latitude: 'nan', local_ip: '' }), '10.144.0.5');
     clock.now = new Date(T0.getTime() + 1800_000);
     sql.length = 0;
     const list = await rigs.list();
@@ -44,7 +44,7 @@ test('reports register and update rigs; the list is in natural order with status
     const rig2 = list[1];
     t.deepEqual(
       [rig2.serial, rig2.latitude, rig2.longitude, rig2.lan_ip, rig2.vpn_address, rig2.vpn_name, rig2.last_seen_at.toISOString()],
-      ['S-rig2b', null, 2.5, null, '10.144.0.6', 'rig2.rigs.internal', new Date(T0.getTime() + 1000).toISOString()],
+      ['S-rig2b', null, 2.5, null, '10.144.0.5', 'rig2.rigs.internal', new Date(T0.getTime() + 1000).toISOString()],
       'the latest report wins; nan and empty stored as null',
     );
     t.equal(rig2.status, 'stale', '30 min after: stale');

@@ -1,0 +1,126 @@
+/**
+ * Rig reports, group-committed: each batch is judged against the bindings of its rig ids (binding.ts)
+ * in the transaction that stores it, and only the reports it accepts are stored. A refused report
+ * stores nothing; its verdict goes back to its caller.
+ */
+import type { Transaction } from 'sequelize';
+import type { Config } from '../../config/schema.ts';
+import type { Batcher, Database } from '../../db/index.ts';
+import { readBindings, readRegistrations, writeBindings } from '../../db/rig-bindings.ts';
+import { storeRigReports, storeRigReportsAsScript, type ReportRow } from '../../db/rig-reports.ts';
+import { judgeBatch, registrationWindowStart, type Verdict } from './binding.ts';
+import type { RigReportInput } from './report-input.ts';
+
+export interface QueuedReport extends RigReportInput {
+  peer: string;
+  receivedAt: Date;
+}
+
+/** A queued report as the row it stores. */
+function reportRow(r: QueuedReport): ReportRow {
+  return {
+    rig_id: r.rigId,
+    received_at: r.receivedAt,
+    serial: r.serial,
+    lan_ip: r.lanIp,
+    peer_address: r.peer,
+    version: r.version,
+    branch: r.branch,
+    latitude: r.latitude,
+    longitude: r.longitude,
+  };
+}
+
+/** Two addresses registered one new id at once (PostgreSQL): the batch is retried report by report. */
+class RegistrationRace extends Error {
+  override name = 'RegistrationRace';
+}
+
+interface Judged {
+  verdicts: Verdict[];
+  rows: ReportRow[];
+  bindings: { id: string; address: string }[];
+  registered: QueuedReport[];
+}
+
+export class ReportBatches {
+  readonly #db: Database;
+  readonly #config: Readonly<Config>;
+  readonly #batcher: Batcher<QueuedReport, Verdict>;
+
+  constructor(db: Database, config: Readonly<Config>, inFlight: number) {
+    this.#db = db;
+    this.#config = config;
+    this.#batcher = db.writes.batcher((items, t) => this.#apply(items, t), {
+      inFlight,
+      // SQLite: the batch as one script, two trips through the driver instead of four.
+      direct: (items, onStart) => (db.dialect.insertRowsScript && db.writes.canRunScript ? this.#direct(items, onStart) : null),
+    });
+  }
+
+  /**
+   * Resolves once the batch holding the report has committed, with what became of it. A report that
+   * lost a race to register its id goes again: the winner has committed by then, so it is judged
+   * against the winner's binding.
+   */
+  async submit(report: QueuedReport): Promise<Verdict> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#batcher.submit(report);
+      } catch (err) {
+        if (!(err instanceof RegistrationRace) || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  async #judge(items: QueuedReport[], t?: Transaction): Promise<Judged> {
+    const ids = [...new Set(items.map((i) => i.rigId))];
+    const rigs = await readBindings(this.#db, ids, t);
+    const newcomers = [...new Set(items.filter((i) => !rigs.has(i.rigId)).map((i) => i.peer))];
+    const earliest = items.reduce((a, i) => (i.receivedAt < a ? i.receivedAt : a), items[0]!.receivedAt);
+    const registrations = await readRegistrations(this.#db, newcomers, registrationWindowStart(earliest), t);
+    const verdicts = judgeBatch(this.#config.rigs, items, rigs, registrations);
+    const judged: Judged = { verdicts, rows: [], bindings: [], registered: [] };
+    verdicts.forEach((v, i) => {
+      const item = items[i]!;
+      if (v.kind !== 'store') return;
+      judged.rows.push(reportRow(item));
+      if (v.bind) judged.bindings.push({ id: item.rigId, address: item.peer });
+      if (v.register) judged.registered.push(item);
+    });
+    return judged;
+  }
+
+  async #write(judged: Judged, t: Transaction): Promise<void> {
+    if (judged.rows.length === 0) return;
+    await storeRigReports(this.#db, judged.rows, t);
+    await writeBindings(this.#db, judged.bindings, t);
+    // Another batch may have registered the same new id from another address at the same time: then
+    // the upsert updated its row instead of inserting ours. Retried alone, the report is judged again.
+    if (judged.registered.length > 0 && this.#db.dialect.name === 'postgres' && this.#config.rigs.address_binding !== 'off') {
+      const now = await readBindings(this.#db, judged.registered.map((r) => r.rigId), t);
+      if (judged.registered.some((r) => now.get(r.rigId)?.bound_address !== r.peer)) throw new RegistrationRace('a rig id was registered from two addresses at once');
+    }
+  }
+
+  /** One transaction for a whole batch: judged under the rows' locks, then stored. */
+  async #apply(items: QueuedReport[], t: Transaction): Promise<Verdict[]> {
+    const judged = await this.#judge(items, t);
+    await this.#write(judged, t);
+    return judged.verdicts;
+  }
+
+  /**
+   * SQLite: judged on the read connection (this process's one writer commits batches one after
+   * another, so no other batch of reports commits in between), then stored as one script, or in a
+   * transaction when it rebinds an id or a value cannot be written into SQL text.
+   */
+  async #direct(items: QueuedReport[], onStart: () => void): Promise<Verdict[]> {
+    const judged = await this.#judge(items);
+    if (judged.rows.length === 0) return judged.verdicts;
+    const script = judged.bindings.length === 0 ? storeRigReportsAsScript(this.#db, judged.rows, onStart) : null;
+    if (script) await script;
+    else await this.#db.writes.run((t) => (onStart(), this.#write(judged, t)));
+    return judged.verdicts;
+  }
+}
