@@ -10,6 +10,7 @@ import { instanceId } from './cluster/instance-id.ts';
 import { NodePresence } from './cluster/node-presence.ts';
 import { HealthChecks } from './doctor/health.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
+import { AuditRetention } from './audit/retention.ts';
 import { noMetrics, type AppMetrics } from './metrics/contract.ts';
 import { Passwords } from './auth/passwords.ts';
 import { BucketCheck } from './uploads/bucket-check.ts';
@@ -84,12 +85,13 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     concurrency: config.auth.hash_concurrency,
     maxQueued: config.auth.max_queued_hashes,
   });
-  const users = new UserService(db, passwords);
   const throttle = new LoginThrottle(db, {
     perLogin: config.auth.max_failures_per_login,
     perClient: config.auth.max_failures_per_client,
     windowMs: config.auth.failure_window_s * 1000,
+    maxDelayMs: config.auth.max_login_delay_s * 1000,
   });
+  const users = new UserService(db, passwords, throttle);
   const sessions = new SessionService(db, users, passwords, throttle, config.auth.token_ttl_days * 86_400_000);
   const directory = rigDirectory(db);
   const rigs = new RigService(db, config, {
@@ -109,7 +111,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   // First to start: a node whose instance id is taken starts nothing else.
   const presence = new NodePresence(db, () => instance, heartbeatMs, log);
   // Upload expiry and retention: on one node at a time (every node on SQLite's one).
-  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log), rigs.retention], heartbeatMs, log);
+  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log), rigs.retention, new AuditRetention(db, config.audit.retention_days, log)], heartbeatMs, log);
   const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
   background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance }));

@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../db/index.ts';
 import type { Session, User } from '../../db/models/index.ts';
 import { Unauthenticated } from '../../errors.ts';
+import { appendAudit } from '../audit/log.ts';
 import { throttleClientKey, type LoginThrottle } from './login-throttle.ts';
 import type { Passwords } from './passwords.ts';
 import { newToken, tokenDigest } from './tokens.ts';
@@ -28,7 +30,8 @@ export class SessionService {
    * Checks a login (username or email) and password and opens a session. `client` is the client's
    * address (as the VPN rule sees it). An unknown user and a wrong password give the same error
    * after the same work. The attempt is counted before the password is hashed (see LoginThrottle):
-   * per user, whichever name the body gives, and per client.
+   * per user, whichever name the body gives, and per client; while the login is under attack the
+   * attempt waits first (the throttle's delay). Both outcomes go to the audit log.
    */
   async login(login: string, password: string, client: string): Promise<{ token: string; user: PublicUser; expiresAt: Date }> {
     const clientKey = throttleClientKey(client);
@@ -37,16 +40,20 @@ export class SessionService {
     const attempt = await this.throttle.reserve(user ? `user:${user.id}` : `name:${login.toLowerCase()}`, clientKey);
     let ok: boolean;
     try {
+      if (attempt.delayMs > 0) await sleep(attempt.delayMs);
       ok = user ? await this.passwords.verify(password, user.password_hash) : await this.passwords.burn().then(() => false);
     } catch (err) {
       await attempt.release().catch(() => undefined);
       throw err;
     }
+    const delay = attempt.delayMs > 0 ? { delay_ms: attempt.delayMs } : {};
     if (!user || !ok) {
       await attempt.fail();
+      await appendAudit(this.db, { kind: 'login.failed', client, subject: login, details: { known_user: Boolean(user), ...delay } });
       throw new Unauthenticated('invalid_credentials', 'wrong login or password');
     }
     await attempt.succeed();
+    await appendAudit(this.db, { kind: 'login.ok', actor: `user:${user.username}`, client, subject: user.username, details: delay });
     const token = newToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);
@@ -80,8 +87,11 @@ export class SessionService {
     return { user, session, token };
   }
 
-  /** Ends the session of this token. */
-  async revoke(token: string): Promise<void> {
-    await this.db.writes.run((t) => this.db.models.Session.destroy({ where: { token_hash: tokenDigest(token) }, transaction: t }));
+  /** Ends the session of this token (by `by`, from client), on record in the audit log. */
+  async revoke(token: string, by?: { username: string; client: string | null; how?: string }): Promise<void> {
+    const ended = await this.db.writes.run((t) => this.db.models.Session.destroy({ where: { token_hash: tokenDigest(token) }, transaction: t }));
+    if (ended > 0 && by) {
+      await appendAudit(this.db, { kind: 'session.revoked', actor: `user:${by.username}`, client: by.client, subject: by.username, details: { how: by.how ?? 'api' } });
+    }
   }
 }
