@@ -33,7 +33,7 @@ export class SessionService {
    * per user, whichever name the body gives, and per client; while the login is under attack the
    * attempt waits first (the throttle's delay). Both outcomes go to the audit log.
    */
-  async login(login: string, password: string, client: string): Promise<{ token: string; user: PublicUser; expiresAt: Date }> {
+  async login(login: string, password: string, client: string): Promise<{ token: string; user: PublicUser; expiresAt: Date; sessionId: number }> {
     const clientKey = throttleClientKey(client);
     this.throttle.checkClient(clientKey);
     const user = await this.users.findByLogin(login);
@@ -57,13 +57,13 @@ export class SessionService {
     const token = newToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);
-    await this.db.writes.run((t) =>
+    const session = await this.db.writes.run((t) =>
       this.db.models.Session.create(
         { token_hash: tokenDigest(token), user_id: user.id, expires_at: expiresAt, last_used_at: now },
         { transaction: t },
       ),
     );
-    return { token, user: toPublicUser(user), expiresAt };
+    return { token, user: toPublicUser(user), expiresAt, sessionId: session.id };
   }
 
   /** Resolves a presented token to its user and session, or throws Unauthenticated. */
@@ -85,6 +85,24 @@ export class SessionService {
     }
     const user = (session as Session & { user: User }).user;
     return { user, session, token };
+  }
+
+  /**
+   * The session a page cookie names (its id and user id, sealed by @hapi/cookie), or null when it
+   * was revoked, has expired or belongs to another user: a revoked token logs the pages out too.
+   */
+  async fromCookie(sessionId: unknown, userId: unknown): Promise<{ user: User; session: Session } | null> {
+    if (typeof sessionId !== 'number' || typeof userId !== 'number') return null;
+    const { Session, User } = this.db.models;
+    const session = await Session.findOne({ where: { id: sessionId, user_id: userId }, include: [{ model: User, as: 'user', required: true }] });
+    if (!session || session.expires_at.getTime() <= Date.now()) return null;
+    return { user: (session as Session & { user: User }).user, session };
+  }
+
+  /** Ends a page session (logout), on record. */
+  async logout(sessionId: number, by: { username: string; client: string | null }): Promise<void> {
+    const ended = await this.db.writes.run((t) => this.db.models.Session.destroy({ where: { id: sessionId }, transaction: t }));
+    if (ended > 0) await appendAudit(this.db, { kind: 'session.revoked', actor: `user:${by.username}`, client: by.client, subject: by.username, details: { how: 'logout' } });
   }
 
   /** Ends the session of this token (by `by`, from client), on record in the audit log. */
