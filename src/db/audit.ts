@@ -60,14 +60,21 @@ function toHead(r: RawHead): AuditHead {
   return { head_seq: Number(r.head_seq), head_hash: String(r.head_hash), pruned_seq: Number(r.pruned_seq), pruned_hash: String(r.pruned_hash) };
 }
 
+const ZERO_HASH = '0'.repeat(64);
+const GENESIS: AuditHead = { head_seq: 0, head_hash: ZERO_HASH, pruned_seq: 0, pruned_hash: ZERO_HASH };
+
+/** Locks the head row, made first when the log is new (a concurrent maker waits for this one's commit). */
 async function lockHead(db: Database, transaction: Transaction): Promise<AuditHead> {
+  await db.sequelize.query('INSERT INTO audit_head (id, head_seq, head_hash, pruned_seq, pruned_hash) VALUES (1, 0, ?, 0, ?) ON CONFLICT (id) DO NOTHING', {
+    replacements: [ZERO_HASH, ZERO_HASH],
+    transaction,
+  });
   const lock = db.dialect.name === 'postgres' ? ' FOR UPDATE' : '';
   const [head] = (await db.sequelize.query(`SELECT head_seq, head_hash, pruned_seq, pruned_hash FROM audit_head WHERE id = 1${lock}`, {
     type: QueryTypes.SELECT,
     transaction,
   })) as RawHead[];
-  if (!head) throw new Error('the audit log has no head row (is the database migrated?)');
-  return toHead(head);
+  return head ? toHead(head) : GENESIS;
 }
 
 /** Appends entries after the head, inside transaction t (the head is locked first). */
@@ -120,11 +127,10 @@ export async function pruneAuditRows(db: Database, beforeMs: number, seal: Seal,
   });
 }
 
-/** The head row. */
+/** The head row (before the first append: an empty chain). */
 export async function auditHead(reader: Reader): Promise<AuditHead> {
   const [row] = await reader.all<RawHead>('SELECT head_seq, head_hash, pruned_seq, pruned_hash FROM audit_head WHERE id = 1');
-  if (!row) throw new Error('the audit log has no head row (is the database migrated?)');
-  return toHead(row);
+  return row ? toHead(row) : GENESIS;
 }
 
 /** Entries in chain order: seq after afterSeq, at or after sinceMs, at most limit. */

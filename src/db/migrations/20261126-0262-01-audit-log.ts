@@ -6,6 +6,8 @@ import type { Migration } from './types.ts';
  * previous row's hash), seq the position in the chain. audit_head is one row: the newest entry
  * (seq and hash; appends lock this row, so several nodes append to one chain) and the anchor of
  * pruning (the seq and hash of the last entry removed by retention, 0 and 64 zeros before any).
+ * The row is made by the first append (src/db/audit.ts), so a new database's tables start empty
+ * (what `rigd db copy` fills).
  */
 export const auditLog: Migration = {
   name: '20261126-0262-01-audit-log',
@@ -29,8 +31,6 @@ export const auditLog: Migration = {
       pruned_seq: { type: DataTypes.BIGINT, allowNull: false },
       pruned_hash: { type: DataTypes.STRING(64), allowNull: false },
     });
-    const zero = '0'.repeat(64);
-    await qi.bulkInsert('audit_head', [{ id: 1, head_seq: 0, head_hash: zero, pruned_seq: 0, pruned_hash: zero }]);
   },
   async down({ context: qi }) {
     await qi.dropTable('audit_head');
