@@ -10,8 +10,11 @@ import { openDatabase, type Database } from '../../src/db/index.ts';
 import { verifyChain } from '../../src/services/audit/chain.ts';
 import { appendAudit, readAudit } from '../../src/services/audit/log.ts';
 import { pruneAudit } from '../../src/services/audit/retention.ts';
+import { existsSync } from 'node:fs';
+import { makeCapture } from '../helpers/capture-files.ts';
 import { ROOT, rigd, rigdEnv } from '../helpers/cli.ts';
-import { databaseUrlFor, withDb } from '../helpers/dialect.ts';
+import { put } from '../helpers/data-dir-captures.ts';
+import { databaseUrlFor, onPostgres, withDb } from '../helpers/dialect.ts';
 import { createHosts } from '../helpers/netns.ts';
 import { startServer } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
@@ -179,6 +182,31 @@ test('rigd audit --follow --json prints new entries as NDJSON until stopped', as
   }
   const [code] = (await once(child, 'exit')) as [number | null];
   t.equal(code, 0, 'SIGTERM ends it with exit 0');
+});
+
+test('rigd ingest and rigd backup are on record', async (t) => {
+  const dir = tmpDir();
+  const env = { RIGD_DATA_DIR: dir };
+  const file = path.join(tmpDir(), 'c.sqlite');
+  await makeCapture(file);
+  await put(dir, 'rig3/c.sqlite', file);
+  const queued = await rigd(['ingest', 'rig3/c.sqlite'], { env });
+  t.equal(queued.code, 0, `rigd ingest: exit 0 (${queued.stderr.trim()})`);
+  const missing = await rigd(['ingest', 'rig3/none.sqlite'], { env });
+  t.notEqual(missing.code, 0, 'an ingest of a missing object fails');
+  const target = path.join(tmpDir(), 'backup.file');
+  const backup = await rigd(['backup', target], { env, timeoutMs: 60_000 });
+  t.equal(backup.code, 0, `rigd backup: exit 0 (${backup.stderr.trim()})`);
+  t.ok(existsSync(target), 'the backup was written');
+  const entries = await withDatabase(dir, (db) => readAudit(db.reader, {}));
+  const ingest = entries.find((e) => e.kind === 'ingest.triggered');
+  t.equal(ingest?.subject, 'rig3/c.sqlite', 'ingest.triggered names the key');
+  t.equal(ingest?.details.queued, true, 'and that it was queued');
+  t.match(String(ingest?.actor), /^cli:/, 'by the operator');
+  const backedUp = entries.find((e) => e.kind === 'backup');
+  t.ok(backedUp?.subject?.endsWith('backup.file'), 'backup names the file');
+  t.equal(backedUp?.details.engine, onPostgres ? 'postgres' : 'sqlite', 'and the engine');
+  t.equal(entries.filter((e) => e.kind === 'ingest.triggered').length, 1, 'the failed ingest is no entry (nothing was triggered)');
 });
 
 test('two processes appending at once keep one valid chain', async (t) => {

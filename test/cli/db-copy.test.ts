@@ -238,6 +238,6 @@ test('--json: the same counts as JSON, the target masked', async (t) => {
   t.equal(out.ok, true);
   t.match(out.target, /^postgres:\/\/postgres:\*\*\*@/, 'the target, password masked');
   t.deepEqual(out.tables.find((r) => r.table === 'users'), { table: 'users', source: 1, target: 1, ok: true }, 'a row per table');
-  t.deepEqual(out.tables.map((r) => r.table).sort(), ['captures', 'jobs', 'login_attempts', 'nodes', 'rig_reports', 'rigs', 'secrets', 'sessions', 'uploads', 'users'], 'every table the migrations make');
+  t.deepEqual(out.tables.map((r) => r.table).sort(), ['audit_head', 'audit_log', 'captures', 'jobs', 'login_attempts', 'nodes', 'rig_reports', 'rigs', 'secrets', 'sessions', 'uploads', 'users'], 'every table the migrations make');
   t.notOk(res.stdout.includes(SECRET), 'no password');
 });

@@ -4,6 +4,7 @@
 import test from 'tape';
 import { readAudit } from '../../src/services/audit/log.ts';
 import { withPage } from '../helpers/browser.ts';
+import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -142,6 +143,28 @@ test('page.login: a rig gets the login page, an operator logs in and out in Chro
 
   const kinds = (await readAudit(s.app.db.reader, {})).filter((e) => e.client === '10.144.35.2').map((e) => e.kind);
   t.deepEqual(kinds, ['login.failed', 'login.ok', 'session.revoked'], 'the failed login, the login and the logout, with the rig address');
+});
+
+test('a reverse proxy on loopback: everything it forwards is loopback, unless it is a trusted proxy', async (t) => {
+  // The proxy is this test process on 127.0.0.1, forwarding for an outside client and for a rig.
+  const outsideClient = { 'x-forwarded-for': '192.0.2.50' };
+  const open = await startServer({ vpn: { cidr: VPN_CIDR } });
+  servers.push(open);
+  await report(open, 'rig7').catch(() => undefined);
+  for (const path of ['/rigs', '/map/rigs.json', '/metrics']) {
+    t.equal((await http(`${open.url}${path}`, { headers: outsideClient })).status, 200, `no trusted_proxies: ${path} forwarded for 192.0.2.50 is loopback: 200 (exposed)`);
+  }
+  const trusted = await startServer({ vpn: { cidr: VPN_CIDR }, server: { trusted_proxies: ['127.0.0.1', '::1'] } });
+  servers.push(trusted);
+  for (const path of ['/rigs', '/map/rigs.json', '/metrics', '/healthz']) {
+    const res = await http(`${trusted.url}${path}`, { headers: outsideClient });
+    t.equal(res.status, 403, `trusted_proxies [127.0.0.1, ::1]: ${path} forwarded for 192.0.2.50: 403`);
+    if (path === '/rigs') t.ok(res.text.includes('This request came from <code>192.0.2.50</code>'), 'judged by the forwarded client');
+  }
+  const forged = await http(`${trusted.url}/rigs`, { headers: { 'x-forwarded-for': '127.0.0.1, 192.0.2.50' } });
+  t.equal(forged.status, 403, 'a loopback entry the client wrote itself further left is not believed');
+  t.equal((await http(`${trusted.url}/rigs`, { headers: { 'x-forwarded-for': '10.144.35.9' } })).status, 200, 'forwarded for a VPN client: 200, as rigs see it');
+  t.equal((await http(`${trusted.url}/rigs`)).status, 200, 'local monitoring talking to rigd directly is still loopback');
 });
 
 test('teardown', async (t) => {
