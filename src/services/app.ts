@@ -11,6 +11,7 @@ import { NodePresence } from './cluster/node-presence.ts';
 import { HealthChecks } from './doctor/health.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
 import { AuditRetention } from './audit/retention.ts';
+import { AuditTally } from './audit/tally.ts';
 import { noMetrics, type AppMetrics } from './metrics/contract.ts';
 import { Passwords } from './auth/passwords.ts';
 import { BucketCheck } from './uploads/bucket-check.ts';
@@ -46,6 +47,8 @@ export interface App {
   captures: CaptureService;
   /** The capture webhook: storage -> uploads -> captures. */
   captureNotices: CaptureNotices;
+  /** Refusals that come by the thousand (quota refusals), counted and written to the audit log once a minute per rig. */
+  auditTally: AuditTally;
   /** This node's name among the nodes sharing the database (cluster.instance_id or "<hostname>:<port>"). */
   readonly instanceId: string;
   /**
@@ -112,7 +115,8 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   const presence = new NodePresence(db, () => instance, heartbeatMs, log);
   // Upload expiry and retention: on one node at a time (every node on SQLite's one).
   const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log), rigs.retention, new AuditRetention(db, config.audit.retention_days, log)], heartbeatMs, log);
-  const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties];
+  const auditTally = new AuditTally(db, log);
+  const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties, auditTally];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
   background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance }));
   let started: BackgroundTask[] = [];
@@ -131,6 +135,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     health: new HealthChecks(db, config),
     captures,
     captureNotices,
+    auditTally,
     get instanceId() {
       return instance;
     },

@@ -11,6 +11,7 @@
  *   ingest.triggered, ingest.forced a capture queued by `rigd ingest` or the webhook
  *   backup, restore, db.copy        the database commands
  *   audit.pruned                    retention removed entries (details: removed, through_seq, through_hash)
+ *   audit.overflow                  refusals past the tally's bound in one minute (AuditTally)
  *   rig.takeover, rig.refused, rig.rebind, rig.forget, key.refused, quota.refused
  *                                   rig identity and bounds (quota refusals aggregated per rig and minute)
  */
@@ -36,6 +37,7 @@ export const AUDIT_KINDS = [
   'restore',
   'db.copy',
   'audit.pruned',
+  'audit.overflow',
   'rig.takeover',
   'rig.refused',
   'rig.rebind',
