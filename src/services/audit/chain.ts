@@ -76,7 +76,7 @@ export async function verifyChain(reader: Reader): Promise<ChainVerdict> {
     }
     if (rows.length < PAGE) break;
   }
-  if (expectSeq - 1 < head.head_seq) return verdict({ seq: expectSeq, problem: `is missing (the head records ${head.head_seq} entries)` });
+  if (expectSeq - 1 < head.head_seq) return verdict({ seq: expectSeq, problem: `is missing (the head is entry ${head.head_seq})` });
   if (expectSeq - 1 > head.head_seq) return verdict({ seq: head.head_seq + 1, problem: 'is past the head: it was not appended by rigd' });
   if (head.head_seq > head.pruned_seq && prevHash !== head.head_hash) return verdict({ seq: head.head_seq, problem: 'does not match the head hash' });
   return verdict();
