@@ -60,6 +60,34 @@ export function buildProgram(): Command {
     .description('remove a user and end their sessions')
     .exitOverride()
     .action(lazy(() => import('./commands/user.ts'), (m) => m.userRemove));
+  user
+    .command('set <name>')
+    .description("change a user's email or admin flag")
+    .option('-e, --email <email>', 'new email address')
+    .option('--admin', 'may change any user')
+    .option('--no-admin', 'no longer an admin')
+    .option('--json', 'print the user as JSON')
+    .exitOverride()
+    .action(lazy(() => import('./commands/user.ts'), (m) => m.userSet));
+  user
+    .command('unlock <name>')
+    .description("clear a user's failed logins (from every client)")
+    .option('--json', 'JSON only')
+    .exitOverride()
+    .action(lazy(() => import('./commands/user.ts'), (m) => m.userUnlock));
+
+  const audit = sub('audit')
+    .description('the audit log: logins, sessions, user changes, ingests, backups, restores, rig identity')
+    .option('--since <duration>', 'how far back: 30m, 24h, 7d, 2w (default: everything kept)')
+    .option('--json', 'JSON only (with --follow: one JSON object per line)')
+    .option('-f, --follow', 'keep printing new entries until interrupted')
+    .action(lazy(() => import('./commands/audit.ts'), (m) => m.auditCommand));
+  audit
+    .command('verify')
+    .description("check the audit log's hash chain: exit 1 naming the first removed or changed entry")
+    .option('--json', 'JSON only')
+    .exitOverride()
+    .action(lazy(() => import('./commands/audit.ts'), (m) => m.auditVerifyCommand));
 
   const rigs = sub('rigs')
     .description('list rigs and their status (online, stale, offline)')

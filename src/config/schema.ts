@@ -20,6 +20,10 @@ export interface Config {
     max_payload_bytes: number;
     /** /healthz fails while data_dir's file system has less free than this, in MiB. */
     min_free_mb: number;
+    /** Clients (CIDRs) that may read /metrics; default loopback and vpn.cidr. */
+    metrics_allow: string[];
+    /** Clients (CIDRs) that may read /healthz; default loopback and vpn.cidr. */
+    health_allow: string[];
   };
   vpn: { host: string; cidr: string; rig_domain: string };
   data_dir: string;
@@ -94,11 +98,21 @@ export interface Config {
     hash_concurrency: number;
     /** Logins (password hashes) allowed to wait for the pool; past this, 429 login_busy with Retry-After. */
     max_queued_hashes: number;
+    /** Longest delay of a login attempt while its login is under attack from many clients, in seconds. */
+    max_login_delay_s: number;
   };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent'; format: 'auto' | 'json' | 'pretty' };
   page: {
     /** XYZ tile URL template for the map pages; empty: markers on a plain graticule, no network. */
     map_tiles_url: string;
+    /** Clients (CIDRs) that may open /rigs, /rigs/{id}, /map and /map/rigs.json; default loopback and vpn.cidr. */
+    allow: string[];
+    /** Those pages ask for an operator login (a login page and the session cookie). */
+    login: boolean;
+  };
+  audit: {
+    /** Audit entries older than this are removed (the chain stays verifiable), in days. */
+    retention_days: number;
   };
   cluster: {
     /** This node's name among the nodes sharing one PostgreSQL database; empty: "<hostname>:<server.port>". */
@@ -126,6 +140,9 @@ export const configSchema = Joi.object<Config>({
     cookie_secret: Joi.string().allow('').min(32).default(''),
     max_payload_bytes: positiveInt.max(64 * 1024 ** 2).default(1024 * 1024),
     min_free_mb: Joi.number().integer().min(0).default(64),
+    // Empty here: filled with loopback and vpn.cidr below (the default depends on vpn.cidr).
+    metrics_allow: Joi.array().items(addressOrCidr()).single(),
+    health_allow: Joi.array().items(addressOrCidr()).single(),
   }).default(),
   vpn: Joi.object({
     host: Joi.string().hostname().lowercase().default('vpn.rigs.internal'),
@@ -184,6 +201,7 @@ export const configSchema = Joi.object<Config>({
     failure_window_s: positiveInt.max(30 * 86400).default(900),
     hash_concurrency: positiveInt.max(16).default(2),
     max_queued_hashes: positiveInt.max(100_000).default(200),
+    max_login_delay_s: Joi.number().min(0).max(60).default(5),
   }).default(),
   log: Joi.object({
     level: Joi.string().valid('debug', 'info', 'warn', 'error', 'silent').default('info'),
@@ -191,6 +209,11 @@ export const configSchema = Joi.object<Config>({
   }).default(),
   page: Joi.object({
     map_tiles_url: tileUrlTemplate('https://tiles.example/{z}/{x}/{y}.png').allow('').default(''),
+    allow: Joi.array().items(addressOrCidr()).single(),
+    login: Joi.boolean().default(false),
+  }).default(),
+  audit: Joi.object({
+    retention_days: positiveInt.max(36500).default(365),
   }).default(),
   cluster: Joi.object({
     instance_id: Joi.string()
@@ -204,6 +227,11 @@ export const configSchema = Joi.object<Config>({
 })
   .default()
   .custom((value: Config) => {
+    // Who may look: loopback and the VPN unless the config says otherwise.
+    const viewers = () => ['127.0.0.0/8', '::1/128', value.vpn.cidr];
+    value.page.allow ??= viewers();
+    value.server.metrics_allow ??= viewers();
+    value.server.health_allow ??= viewers();
     if (value.rigs.offline_after_s <= value.rigs.online_after_s) {
       throw new KeyedProblem('rigs.offline_after_s', value.rigs.offline_after_s, `is not greater than rigs.online_after_s (expected more than ${value.rigs.online_after_s})`);
     }

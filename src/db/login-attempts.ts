@@ -1,7 +1,9 @@
 /**
  * The login throttle's attempts in the database (table login_attempts), so that every rigd process
  * on one database counts the same attempts. One row per attempt: its login key (cleared when a
- * success forgets the login's failures), its client key and its time in ms since the epoch.
+ * success or an unlock forgets the login's failures), its client key and its time in ms since the epoch.
+ * Limits refuse per (login, client) and per client; the login's count over every client is only
+ * reported (the throttle turns it into a delay), so a stranger's failures never refuse another client.
  *
  * The check and the insert are one atomic step. SQLite: one write transaction (BEGIN IMMEDIATE, the
  * one writer across processes). PostgreSQL: a transaction that first takes transaction-level
@@ -33,10 +35,11 @@ export interface AttemptLimits {
 }
 
 /**
- * A reservation: the attempt's row, or how long to wait before the next attempt may pass (waitMs;
- * clientWaitMs: the client's part of it, 0 when only the login is at its limit).
+ * A reservation: the attempt's row with the login's attempts in the window from every client before
+ * it (loginCount), or how long to wait before the next attempt may pass (waitMs; clientWaitMs: the
+ * client's part of it, 0 when only the (login, client) pair is at its limit).
  */
-export type Reserved = { id: number; atMs: number } | { waitMs: number; clientWaitMs: number; atMs: number };
+export type Reserved = { id: number; atMs: number; loginCount: number } | { waitMs: number; clientWaitMs: number; atMs: number };
 
 function pg(db: Database): boolean {
   return db.dialect.name === 'postgres';
@@ -70,9 +73,12 @@ function nowOf(db: Database, atMs?: number): [string, number[]] {
  * limit-th newest within the window), or NULL when key is under its limit. Parameters: key,
  * window, limit - 1 (the time, when bound, comes last: its FROM clause follows the columns).
  */
-function blockerSql(column: 'login_key' | 'client_key'): string {
-  return `(SELECT at_ms FROM login_attempts WHERE ${column} = ? AND at_ms > n.now_ms - ? ORDER BY at_ms DESC LIMIT 1 OFFSET ?)`;
+function blockerSql(columns: 'login_key = ? AND client_key' | 'client_key'): string {
+  return `(SELECT at_ms FROM login_attempts WHERE ${columns} = ? AND at_ms > n.now_ms - ? ORDER BY at_ms DESC LIMIT 1 OFFSET ?)`;
 }
+
+/** SQL for the login's attempts in the window, from every client. Parameters: key, window. */
+const LOGIN_COUNT_SQL = '(SELECT COUNT(*) FROM login_attempts WHERE login_key = ? AND at_ms > n.now_ms - ?)';
 
 /** ms until the blocking attempt (a time read from SQL, or NULL) leaves the window; 0 with none. */
 function waitFrom(blocker: number | string | null | undefined, nowMs: number, windowMs: number): number {
@@ -84,11 +90,13 @@ interface WaitRow {
   now_ms: number | string;
   login_at: number | string | null;
   client_at: number | string | null;
+  login_count: number | string;
 }
 
 /**
- * Counts the attempts of loginKey and clientKey in the window and, when both are under their
- * limits, inserts this attempt, atomically with the count (see the file's comment).
+ * Counts the attempts of (loginKey, clientKey) and of clientKey in the window and, when both are
+ * under their limits (perLogin for the pair), inserts this attempt, atomically with the count (see
+ * the file's comment). The login's attempts from every client are counted and returned.
  */
 export function reserveAttempt(db: Database, loginKey: string, clientKey: string, limits: AttemptLimits, atMs?: number): Promise<Reserved> {
   return write(db, async (transaction) => {
@@ -97,15 +105,17 @@ export function reserveAttempt(db: Database, loginKey: string, clientKey: string
     // The login's lock, then the client's (target list order), whoever asks: no cycle between waiters.
     if (pg(db)) await query('SELECT pg_advisory_xact_lock(?, hashtext(?)), pg_advisory_xact_lock(?, hashtext(?))', [LOGIN_LOCK_CLASS, loginKey, CLIENT_LOCK_CLASS, clientKey]);
     const [now, nowParams] = nowOf(db, atMs);
-    const counts = [loginKey, limits.windowMs, limits.perLogin - 1, clientKey, limits.windowMs, limits.perClient - 1, ...nowParams];
-    const waits = `SELECT n.now_ms AS now_ms, ${blockerSql('login_key')} AS login_at, ${blockerSql('client_key')} AS client_at FROM (SELECT ${now} AS now_ms) n`;
+    const counts = [loginKey, clientKey, limits.windowMs, limits.perLogin - 1, clientKey, limits.windowMs, limits.perClient - 1, loginKey, limits.windowMs, ...nowParams];
+    const waits =
+      `SELECT n.now_ms AS now_ms, ${blockerSql('login_key = ? AND client_key')} AS login_at, ${blockerSql('client_key')} AS client_at, ` +
+      `${LOGIN_COUNT_SQL} AS login_count FROM (SELECT ${now} AS now_ms) n`;
     const [row] = pg(db)
       ? // One round trip after the locks: count, and insert when both are under their limits.
         await query<WaitRow & { id: number | null }>(
           `WITH w AS (${waits}),
            ins AS (INSERT INTO login_attempts (login_key, client_key, at_ms)
                    SELECT ?, ?, w.now_ms FROM w WHERE w.login_at IS NULL AND w.client_at IS NULL RETURNING id)
-           SELECT w.now_ms, w.login_at, w.client_at, (SELECT id FROM ins) AS id FROM w`,
+           SELECT w.now_ms, w.login_at, w.client_at, w.login_count, (SELECT id FROM ins) AS id FROM w`,
           [...counts, loginKey, clientKey],
         )
       : await query<WaitRow & { id: number | null }>(`SELECT w.*, NULL AS id FROM (${waits}) w`, counts);
@@ -113,21 +123,38 @@ export function reserveAttempt(db: Database, loginKey: string, clientKey: string
     const clientWaitMs = waitFrom(row!.client_at, nowMs, limits.windowMs);
     const waitMs = Math.max(waitFrom(row!.login_at, nowMs, limits.windowMs), clientWaitMs);
     if (waitMs > 0) return { waitMs, clientWaitMs, atMs: nowMs };
-    if (row!.id !== null && row!.id !== undefined) return { id: Number(row!.id), atMs: nowMs };
+    const loginCount = Number(row!.login_count);
+    if (row!.id !== null && row!.id !== undefined) return { id: Number(row!.id), atMs: nowMs, loginCount };
     // SQLite: the write transaction is the only writer; the leading comment makes Sequelize's driver
     // use all(), which keeps the RETURNING row.
     const [inserted] = await query<{ id: number | string }>('/* reserve */ INSERT INTO login_attempts (login_key, client_key, at_ms) VALUES (?, ?, ?) RETURNING id', [loginKey, clientKey, nowMs]);
-    return { id: Number(inserted!.id), atMs: nowMs };
+    return { id: Number(inserted!.id), atMs: nowMs, loginCount };
   });
 }
 
-/** The attempt was right: it is no failure, and its login's other attempts no longer count against the login. */
-export function succeedAttempt(db: Database, id: number, loginKey: string): Promise<void> {
+/**
+ * The attempt was right: it is no failure, and the login's other attempts from the same client no
+ * longer count against the login (a stranger's failures stay counted: their own limit holds).
+ */
+export function succeedAttempt(db: Database, id: number, loginKey: string, clientKey: string): Promise<void> {
   return write(db, async (transaction) => {
     // The login's lock (as reserve takes it first): successes of one login on several nodes take turns.
     if (pg(db)) await db.sequelize.query('SELECT pg_advisory_xact_lock(?, hashtext(?))', { replacements: [LOGIN_LOCK_CLASS, loginKey], type: QueryTypes.SELECT, transaction });
-    await db.sequelize.query('UPDATE login_attempts SET login_key = NULL WHERE login_key = ?', { replacements: [loginKey], transaction });
+    await db.sequelize.query('UPDATE login_attempts SET login_key = NULL WHERE login_key = ? AND client_key = ?', { replacements: [loginKey, clientKey], transaction });
     await db.sequelize.query('DELETE FROM login_attempts WHERE id = ?', { replacements: [id], transaction });
+  });
+}
+
+/**
+ * An operator's unlock: every failure of the login, from every client, no longer counts against
+ * it (the clients' own counts stay). Returns how many attempts were forgotten.
+ */
+export function forgetLogin(db: Database, loginKey: string): Promise<number> {
+  return write(db, async (transaction) => {
+    if (pg(db)) await db.sequelize.query('SELECT pg_advisory_xact_lock(?, hashtext(?))', { replacements: [LOGIN_LOCK_CLASS, loginKey], type: QueryTypes.SELECT, transaction });
+    const [found] = (await db.sequelize.query('SELECT COUNT(*) AS n FROM login_attempts WHERE login_key = ?', { replacements: [loginKey], type: QueryTypes.SELECT, transaction })) as { n: number | string }[];
+    await db.sequelize.query('UPDATE login_attempts SET login_key = NULL WHERE login_key = ?', { replacements: [loginKey], transaction });
+    return Number(found?.n ?? 0);
   });
 }
 

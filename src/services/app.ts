@@ -10,6 +10,9 @@ import { instanceId } from './cluster/instance-id.ts';
 import { NodePresence } from './cluster/node-presence.ts';
 import { HealthChecks } from './doctor/health.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
+import { AuditRetention } from './audit/retention.ts';
+import { auditIdentityEvents } from './audit/identity.ts';
+import { AuditTally } from './audit/tally.ts';
 import { noMetrics, type AppMetrics } from './metrics/contract.ts';
 import { Passwords } from './auth/passwords.ts';
 import { BucketCheck } from './uploads/bucket-check.ts';
@@ -46,6 +49,8 @@ export interface App {
   captures: CaptureService;
   /** The capture webhook: storage -> uploads -> captures. */
   captureNotices: CaptureNotices;
+  /** Refusals that come by the thousand (quota refusals), counted and written to the audit log once a minute per rig. */
+  auditTally: AuditTally;
   /** This node's name among the nodes sharing the database (cluster.instance_id or "<hostname>:<port>"). */
   readonly instanceId: string;
   /**
@@ -85,16 +90,19 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     concurrency: config.auth.hash_concurrency,
     maxQueued: config.auth.max_queued_hashes,
   });
-  const users = new UserService(db, passwords);
   const throttle = new LoginThrottle(db, {
     perLogin: config.auth.max_failures_per_login,
     perClient: config.auth.max_failures_per_client,
     windowMs: config.auth.failure_window_s * 1000,
+    maxDelayMs: config.auth.max_login_delay_s * 1000,
   });
+  const users = new UserService(db, passwords, throttle);
   const sessions = new SessionService(db, users, passwords, throttle, config.auth.token_ttl_days * 86_400_000);
   const directory = rigDirectory(db);
-  // Every refusal, takeover, rebind, key refusal and quota refusal of rig identity goes through it.
-  const events = identityEvents(log);
+  // Every refusal, takeover, rebind, key refusal and quota refusal of rig identity goes through it:
+  // logged, and on record in the audit log (quota refusals aggregated per rig and minute).
+  const auditTally = new AuditTally(db, log);
+  const events = auditIdentityEvents(identityEvents(log), db, auditTally, log);
   const rigs = new RigService(db, config, {
     onReported: (peer) => directory.forget(peer),
     events,
@@ -113,8 +121,8 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   // First to start: a node whose instance id is taken starts nothing else.
   const presence = new NodePresence(db, () => instance, heartbeatMs, log);
   // Upload expiry and retention: on one node at a time (every node on SQLite's one).
-  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention], heartbeatMs, log);
-  const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties];
+  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention, new AuditRetention(db, config.audit.retention_days, log)], heartbeatMs, log);
+  const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties, auditTally];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
   background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance }));
   let started: BackgroundTask[] = [];
@@ -133,6 +141,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     health: new HealthChecks(db, config),
     captures,
     captureNotices,
+    auditTally,
     get instanceId() {
       return instance;
     },
@@ -150,6 +159,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
       for (const task of started.reverse()) await task.stop();
       started = [];
       events.flush();
+      await events.settled();
       await uploads.progress.flush();
       await db.close();
     },

@@ -9,7 +9,9 @@ test('defaults: embedded storage, data in ./data, the documented keys', (t) => {
   t.equal(file, null, 'no file: built-in defaults (when /etc/rigd/config.yaml is absent)');
   t.equal(config.storage.driver, 'embedded');
   t.equal(config.data_dir, path.resolve('./data'), 'data_dir resolved against the working directory');
-  t.deepEqual(config.server, { host: '0.0.0.0', port: 3000, base_url: 'http://localhost:3000', trusted_proxies: [], secure_cookies: false, cookie_secret: '', max_payload_bytes: 1048576, min_free_mb: 64 });
+  t.deepEqual(config.server, { host: '0.0.0.0', port: 3000, base_url: 'http://localhost:3000', trusted_proxies: [], secure_cookies: false, cookie_secret: '', max_payload_bytes: 1048576, min_free_mb: 64, metrics_allow: ['127.0.0.0/8', '::1/128', '10.144.0.0/16'], health_allow: ['127.0.0.0/8', '::1/128', '10.144.0.0/16'] });
+  t.deepEqual(config.page.allow, ['127.0.0.0/8', '::1/128', '10.144.0.0/16'], 'the pages: loopback and vpn.cidr');
+  t.deepEqual(loadConfig({ env: { RIGD_VPN_CIDR: '10.200.0.0/16' } }).config.page.allow, ['127.0.0.0/8', '::1/128', '10.200.0.0/16'], 'left out, the allow lists follow vpn.cidr');
   t.deepEqual(config.vpn, { host: 'vpn.rigs.internal', cidr: '10.144.0.0/16', rig_domain: 'rigs.internal' });
   t.equal(config.storage.upload_url_ttl, 900);
   t.equal(config.storage.max_upload_size, 104857600);

@@ -5,6 +5,11 @@ import { configFor, printJson } from '../context.ts';
 import { printLines } from '../terminal-text.ts';
 import { formatBytes } from '../views/progress-bar.ts';
 
+async function record(kind: 'backup' | 'restore', config: { data_dir: string; database: { url: string } }, file: string, details: Record<string, unknown>): Promise<void> {
+  const { recordCommand } = await import('../../services/audit/record.ts');
+  await recordCommand(config.data_dir, config.database.url, { kind, subject: file, details });
+}
+
 class BackupFailed extends DomainError {
   constructor(message: string) {
     super('unprocessable', 'backup_failed', message);
@@ -21,7 +26,10 @@ function message(err: unknown): string {
  */
 export async function backupCommand(file: string, opts: { json?: boolean; captureStore?: string }, cmd: Command): Promise<void> {
   const config = await configFor(cmd);
-  if (isPostgresUrl(config.database.url)) return pgBackup(config.database.url, file, opts);
+  if (isPostgresUrl(config.database.url)) {
+    await pgBackup(config.database.url, file, opts);
+    return record('backup', config, file, { engine: 'postgres' });
+  }
   const { backupDatabase } = await import('../../db/backup.ts');
   const result = await backupDatabase(config.data_dir, file).catch((err: unknown) => {
     throw new BackupFailed(`backup failed: ${message(err)}`);
@@ -33,6 +41,7 @@ export async function backupCommand(file: string, opts: { json?: boolean; captur
       throw new BackupFailed(`backed up the database to ${result.file}, but the capture store backup failed: ${message(err)}`);
     });
   }
+  await record('backup', config, result.file, { engine: 'sqlite', bytes: result.bytes, ...(store ? { capture_store: store.file } : {}) });
   if (opts.json) return printJson(store ? { ...result, capture_store: store } : result);
   printLines(
     `backed up the database to ${result.file} (${formatBytes(result.bytes)}, integrity_check ok)`,
@@ -48,11 +57,16 @@ export async function restoreCommand(file: string, opts: { json?: boolean }, cmd
   if (servers.length > 0) {
     throw new BackupFailed(`rigd serve is running on ${config.data_dir} (pid ${servers.join(', ')}): stop it first (systemctl stop rigd), then restore`);
   }
-  if (isPostgresUrl(config.database.url)) return pgRestore(config.database.url, file, opts);
+  if (isPostgresUrl(config.database.url)) {
+    await pgRestore(config.database.url, file, opts);
+    return record('restore', config, file, { engine: 'postgres' });
+  }
   const { restoreDatabase } = await import('../../db/backup.ts');
   const result = await restoreDatabase(config.data_dir, file).catch((err: unknown) => {
     throw new BackupFailed(`restore refused: ${message(err)}`);
   });
+  // Into the restored database: its chain goes on from the backup's head.
+  await record('restore', config, file, { engine: 'sqlite', previous: result.previous ?? null });
   if (opts.json) return printJson(result);
   printLines(
     `restored ${file} (integrity_check ok, ${result.migrations.length} migrations)${result.previous ? `; the previous database is kept at ${result.previous}` : ''}`,

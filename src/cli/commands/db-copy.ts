@@ -48,6 +48,11 @@ export async function dbCopyCommand(opts: { to: string; json?: boolean }, cmd: C
     await target.close();
   }
   const shown = redactUrl(opts.to);
+  if (result.ok) {
+    // Into the target: its audit chain is the copied one, and goes on from there.
+    const { recordCommand } = await import('../../services/audit/record.ts');
+    await recordCommand(config.data_dir, opts.to, { kind: 'db.copy', subject: shown, details: { from: 'sqlite', tables: result.tables.length } }, { migrate: false });
+  }
   if (opts.json) {
     printJson({ ok: result.ok, target: shown, migrations: result.migrations, tables: result.tables });
   } else {

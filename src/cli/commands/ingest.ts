@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../../errors.ts';
 import type { App } from '../../services/app.ts';
 import type { CaptureView } from '../../services/captures/service.ts';
+import { appendAudit, cliActor } from '../../services/audit/log.ts';
 import { printJson, withApp } from '../context.ts';
 import { terminalText } from '../terminal-text.ts';
 import { progressLine, summary } from './captures.ts';
@@ -59,6 +60,7 @@ export async function ingestCommand(target: string, opts: IngestOptions, cmd: Co
   };
   const final = await withApp(cmd, async (app) => {
     const q = await app.captures.queueTarget(target, { retryFailed: true });
+    await appendAudit(app.db, { kind: 'ingest.triggered', actor: cliActor(), subject: q.capture.key, details: { capture: q.capture.id, queued: q.enqueued } });
     let c = q.capture;
     const what = `capture ${c.id} (${c.key})`;
     out(q.enqueued ? `${what} queued${q.created ? '' : ' again'}` : `${what} is already ${c.state}`);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { PublicUser } from '../../services/auth/users.ts';
+import { cliActor } from '../../services/audit/log.ts';
 import { listUsers } from '../../services/auth/user-queries.ts';
 import { printJson, withApp, withReader } from '../context.ts';
 import { obtainPassword } from '../password-input.ts';
@@ -19,7 +20,7 @@ function row(u: PublicUser) {
 
 export async function userAdd(name: string, opts: AddOptions, cmd: Command): Promise<void> {
   const password = await obtainPassword(Boolean(opts.passwordStdin), true);
-  const user = await withApp(cmd, (app) => app.users.create({ username: name, email: opts.email, password, admin: opts.admin }));
+  const user = await withApp(cmd, (app) => app.users.create({ username: name, email: opts.email, password, admin: opts.admin }, { actor: cliActor() }));
   if (opts.json) printJson(row(user));
   else printLines(`added user ${user.username} (id ${user.id}${user.admin ? ', admin' : ''})`);
 }
@@ -37,11 +38,23 @@ export async function userList(opts: { json?: boolean }, cmd: Command): Promise<
 
 export async function userPasswd(name: string, opts: { passwordStdin?: boolean }, cmd: Command): Promise<void> {
   const password = await obtainPassword(Boolean(opts.passwordStdin), true);
-  await withApp(cmd, (app) => app.users.setPassword(name, password));
+  await withApp(cmd, (app) => app.users.setPassword(name, password, { actor: cliActor() }));
   printLines(`password changed for ${name}; their sessions were ended`);
 }
 
 export async function userRemove(name: string, _opts: unknown, cmd: Command): Promise<void> {
-  await withApp(cmd, (app) => app.users.remove(name));
+  await withApp(cmd, (app) => app.users.remove(name, { actor: cliActor() }));
   printLines(`removed user ${name}`);
+}
+
+export async function userSet(name: string, opts: { email?: string; admin?: boolean; json?: boolean }, cmd: Command): Promise<void> {
+  const user = await withApp(cmd, (app) => app.users.set(name, { email: opts.email, admin: opts.admin }, { actor: cliActor() }));
+  if (opts.json) printJson(row(user));
+  else printLines(`user ${user.username}: email ${user.email}, ${user.admin ? 'admin' : 'not admin'}`);
+}
+
+export async function userUnlock(name: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
+  const cleared = await withApp(cmd, (app) => app.users.unlock(name, { actor: cliActor() }));
+  if (opts.json) printJson({ username: name, failures_cleared: cleared });
+  else printLines(`unlocked ${name}: ${cleared} failed login${cleared === 1 ? '' : 's'} cleared`);
 }

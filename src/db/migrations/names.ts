@@ -16,4 +16,5 @@ export const MIGRATION_NAMES = [
   '20261124-0103-nodes',
   '20261126-0261-01-rig-identity',
   '20261126-0261-02-job-groups',
+  '20261126-0262-01-audit-log',
 ] as const;

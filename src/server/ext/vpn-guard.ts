@@ -8,14 +8,20 @@ import { addStep } from './lifecycle.ts';
  * Which network may reach a route, set per route as `options.app.vpn`:
  * - 'rig': the VPN rule of DESIGN.md (rig endpoints, the embedded store's object URLs): the Host is
  *   vpn.host or a literal IPv4 address inside vpn.cidr, and the client is inside vpn.cidr.
- * - 'viewer': pages for people (GET /rigs): the client is inside vpn.cidr or on loopback, and the Host
- *   is vpn.host, localhost or an IP literal. The Host check here is against DNS rebinding: a page on
- *   an attacker's name that resolves to this gateway could otherwise read the rig list from a
- *   browser on the VPN. IP literals and vpn.host cannot be rebound by an outsider.
+ * - 'viewer': pages for people (/rigs, /rigs/{id}, /map, /map/rigs.json, their assets, the login
+ *   page): the client is inside page.allow (default loopback and vpn.cidr), and the Host is vpn.host,
+ *   localhost, the host of server.base_url or an IP literal. The Host check here is against DNS
+ *   rebinding: a page on an attacker's name that resolves to this gateway could otherwise read the
+ *   rig list from a browser on the VPN. IP literals and vpn.host cannot be rebound by an outsider.
+ * - 'metrics' (/metrics) and 'health' (/healthz): as 'viewer', with server.metrics_allow and
+ *   server.health_allow (default loopback and vpn.cidr): a Prometheus or a load balancer outside the
+ *   VPN can be let in without opening the pages.
  */
-export type VpnMode = 'rig' | 'viewer';
+export type VpnMode = 'rig' | 'viewer' | 'metrics' | 'health';
+type PeopleMode = Exclude<VpnMode, 'rig'>;
 
 const LOOPBACK = parseCidrs(['127.0.0.0/8', '::1']);
+const LOOPBACK_V4 = ipaddr.parse('127.0.0.1');
 /** Host headers whose verdict is kept, per mode (emptied when full). */
 const JUDGED_MAX = 1024;
 
@@ -39,7 +45,7 @@ export interface Refusal {
   failed: 'host' | 'peer';
   /** The client address as judged (X-Forwarded-For only from trusted proxies), or null when unreadable. */
   client: string | null;
-  /** The network clients may come from (vpn.cidr). */
+  /** The networks clients may come from besides loopback (vpn.cidr, or the route's allow list). */
   network: string;
   /** Loopback clients are allowed too (pages for people). */
   loopback: boolean;
@@ -54,25 +60,61 @@ export interface VpnRule {
   check(mode: VpnMode, request: Request): Refusal | null;
 }
 
-export function vpnRule(config: Pick<Config, 'vpn'>): VpnRule {
+/** The config a rule reads; the allow lists default to loopback and vpn.cidr (the config's own default). */
+export type VpnRuleConfig = Pick<Config, 'vpn'> & {
+  page?: Pick<Config['page'], 'allow'>;
+  server?: Pick<Config['server'], 'metrics_allow' | 'health_allow' | 'base_url'>;
+};
+
+/** Who may reach a mode's routes, and how the refusal page words it. */
+interface Allowed {
+  cidrs: CidrList;
+  /** The allowed networks other than loopback, as configured. */
+  network: string;
+  loopback: boolean;
+}
+
+function allowed(list: readonly string[]): Allowed {
+  const cidrs = parseCidrs(list);
+  const others = list.filter((entry) => !inCidrs(parseCidrs([entry])[0]![0], LOOPBACK));
+  return { cidrs, network: others.length > 0 ? others.join(', ') : 'no other network', loopback: inCidrs(LOOPBACK_V4, cidrs) };
+}
+
+function baseUrlHost(config: VpnRuleConfig): string | null {
+  try {
+    return config.server?.base_url ? new URL(config.server.base_url).hostname.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
+
+export function vpnRule(config: VpnRuleConfig): VpnRule {
   const vpn = parseCidrs([config.vpn.cidr]);
   const vpnHost = config.vpn.host.toLowerCase();
+  const baseHost = baseUrlHost(config);
+  const viewers = ['127.0.0.0/8', '::1/128', config.vpn.cidr];
+  const people: Record<PeopleMode, Allowed> = {
+    viewer: allowed(config.page?.allow ?? viewers),
+    metrics: allowed(config.server?.metrics_allow ?? viewers),
+    health: allowed(config.server?.health_allow ?? viewers),
+  };
 
   const hostAllowed = (mode: VpnMode, host: string): boolean => {
     if (host === vpnHost) return true;
     const v4 = literalIPv4(host);
     if (mode === 'rig') return v4 !== null && inCidrs(v4, vpn);
     if (v4) return true;
+    if (baseHost !== null && host === baseHost) return true;
     return host === 'localhost' || (/^\[[0-9a-f:.]+\]$/.test(host) && ipaddr.IPv6.isValid(host.slice(1, -1)));
   };
-  const clientAllowed = (mode: VpnMode, cidrs: CidrList, request: Request): boolean => {
+  const clientAllowed = (mode: VpnMode, request: Request): boolean => {
     const client = request.app.client;
     if (!client) return false;
-    return inCidrs(client, cidrs) || (mode === 'viewer' && inCidrs(client, LOOPBACK));
+    return inCidrs(client, mode === 'rig' ? vpn : people[mode].cidrs);
   };
 
   // A fleet sends a handful of Host headers from a few thousand addresses: each judged once per mode.
-  const hosts: Record<VpnMode, Map<string, boolean>> = { rig: new Map(), viewer: new Map() };
+  const hosts: Record<VpnMode, Map<string, boolean>> = { rig: new Map(), viewer: new Map(), metrics: new Map(), health: new Map() };
   const hostAllowedCached = (mode: VpnMode, header: string | undefined): boolean => {
     const seen = hosts[mode];
     const key = header ?? '';
@@ -88,14 +130,15 @@ export function vpnRule(config: Pick<Config, 'vpn'>): VpnRule {
   const check = (mode: VpnMode, request: Request): Refusal | null => {
     const header = request.headers.host;
     const hostOk = hostAllowedCached(mode, typeof header === 'string' ? header : undefined);
-    if (hostOk && clientAllowed(mode, vpn, request)) return null;
+    if (hostOk && clientAllowed(mode, request)) return null;
     const client = request.app.client;
+    const who = mode === 'rig' ? { network: config.vpn.cidr, loopback: false } : people[mode];
     return {
       failed: hostOk ? 'peer' : 'host',
       client: client ? client.toString() : null,
-      network: config.vpn.cidr,
-      loopback: mode === 'viewer',
-      hosts: mode === 'rig' ? `${config.vpn.host} or an IPv4 address in ${config.vpn.cidr}` : `${config.vpn.host}, localhost or an IP address`,
+      network: who.network,
+      loopback: who.loopback,
+      hosts: mode === 'rig' ? `${config.vpn.host} or an IPv4 address in ${config.vpn.cidr}` : `${config.vpn.host}, localhost${baseHost && baseHost !== 'localhost' ? `, ${baseHost}` : ''} or an IP address`,
     };
   };
   return {
@@ -134,7 +177,7 @@ export function blockedPage(h: ResponseToolkit, host: string, refusal?: Refusal)
  * finds the route the request would reach and, when that route carries `app.vpn`, applies the rule.
  * Refused requests never reach auth, payload parsing or the handler.
  */
-export function registerVpnGuard(server: Server, config: Pick<Config, 'vpn'>): void {
+export function registerVpnGuard(server: Server, config: VpnRuleConfig): void {
   const rule = vpnRule(config);
   addStep(server, 'onRequest', (request, h) => {
     let mode: VpnMode | undefined;

@@ -1,5 +1,5 @@
 import Cookie from '@hapi/cookie';
-import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
+import type { Request, ResponseToolkit, RouteOptions, Server } from '@hapi/hapi';
 import { Unauthenticated } from '../../errors.ts';
 import { userCredentials } from '../credentials.ts';
 import type { App } from '../../services/app.ts';
@@ -25,9 +25,25 @@ export function presentedToken(request: Request): string | null {
   return typeof cookie === 'string' && cookie !== '' ? cookie : null;
 }
 
+/** The operator login page (page.login): where the fleet pages send a browser without a session. */
+export const LOGIN_PATH = '/login';
+
+/**
+ * The auth of a fleet page (/rigs, /rigs/{id}, /map, /map/rigs.json): none, or with page.login the
+ * `_service_pm_session` cookie (an operator's session). `json`: answer 401 instead of sending the
+ * browser to the login page (the map's markers, fetched by script).
+ */
+export function pageAuth(config: { page: { login: boolean } }, opts: { json?: boolean } = {}): Pick<RouteOptions, 'auth' | 'plugins'> {
+  if (!config.page.login) return { auth: false };
+  return { auth: { strategy: 'session-cookie', mode: 'required' }, ...(opts.json ? { plugins: { cookie: { redirectTo: false } } } : {}) };
+}
+
 /**
  * Strategies: 'token' (API tokens from the header or cookie) and the sealed
- * `_service_pm_session` cookie the seed's endpoints set.
+ * `_service_pm_session` cookie the seed's endpoints and the login page set. The cookie holds the
+ * session's id and user id; each request checks the session still exists (a revoked token, a
+ * logout, a removed user or a new password ends it) and has not expired. Without one, a page
+ * behind it sends the browser to the login page (`?next=` the page asked for).
  */
 export async function registerAuth(server: Server, app: App, cookieSecret: string): Promise<void> {
   const secure = app.config.server.secure_cookies;
@@ -52,6 +68,13 @@ export async function registerAuth(server: Server, app: App, cookieSecret: strin
       isHttpOnly: true,
       isSameSite: 'Lax',
       clearInvalid: true,
+    },
+    redirectTo: LOGIN_PATH,
+    appendNext: 'next',
+    validate: async (_request: Request, cookie: object) => {
+      const { sid, uid } = cookie as { sid?: unknown; uid?: unknown };
+      const found = await app.sessions.fromCookie(sid, uid);
+      return found ? { isValid: true, credentials: { user: found.user, session: found.session } } : { isValid: false };
     },
   });
 

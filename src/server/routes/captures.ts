@@ -2,6 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import type { App } from '../../services/app.ts';
+import { appendAudit } from '../../services/audit/log.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, exportTable } from '../../services/captures/export.ts';
 import { attachment } from '../content-disposition.ts';
 import { setSessionCookies } from '../plugins/auth.ts';
@@ -82,6 +83,7 @@ export function captureRoutes(app: App): ServerRoute[] {
         handler: async (request, h) => {
           const user = webhookUser(request);
           const result = await app.captureNotices.notify(request.payload, user ? 'user' : 'webhook');
+          await appendAudit(app.db, { kind: 'ingest.triggered', actor: user ? `user:${user.user.username}` : 'webhook', client: request.app.client?.toString() ?? null, subject: result.capture ? `capture ${result.capture.id}` : null, details: { queued: result.queued, ...(result.reason ? { reason: result.reason } : {}) } });
           // A user gets the seed's token and cookies; the webhook token is not a session: "" and no cookies.
           if (user) setSessionCookies(request, h, user);
           return { token: user ? user.token : '', data: { success: true, ...result } };

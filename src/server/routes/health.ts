@@ -26,8 +26,8 @@ async function bounded(what: string, work: () => Promise<unknown>): Promise<Chec
 /**
  * GET /healthz (process up, database answers and takes writes, storage answers, free space in data_dir,
  * data files writable: 200 or 503 naming the failing checks, JSON) and GET /metrics
- * (Prometheus text by prom-client). Both only for loopback and VPN clients, with no login: for systemd, monitoring
- * and load balancers on the gateway.
+ * (Prometheus text by prom-client). No login; only for clients in server.health_allow and
+ * server.metrics_allow (default loopback and vpn.cidr): for systemd, monitoring and load balancers.
  */
 export function healthRoutes(app: App): ServerRoute[] {
   return [
@@ -36,7 +36,7 @@ export function healthRoutes(app: App): ServerRoute[] {
       path: '/healthz',
       options: {
         auth: false,
-        app: { vpn: 'viewer' },
+        app: { vpn: 'health' },
         handler: async (_request, h) => {
           let database_write: Check = 'ok';
           const [database, storage, disk_space, data_files] = await Promise.all([
@@ -61,7 +61,7 @@ export function healthRoutes(app: App): ServerRoute[] {
       path: '/metrics',
       options: {
         auth: false,
-        app: { vpn: 'viewer' },
+        app: { vpn: 'metrics' },
         handler: async (_request, h) =>
           h.response(await app.metrics.render()).type(app.metrics.contentType).header('cache-control', 'no-store'),
       },

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ServerRoute } from '@hapi/hapi';
 import type { App } from '../../services/app.ts';
+import { pageAuth } from '../plugins/auth.ts';
 import { mapRigs } from '../../services/rigs/track.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
 
@@ -27,12 +28,13 @@ export function mapRoutes(app: App): ServerRoute[] {
       method: 'GET',
       path: '/map',
       options: {
-        auth: false,
+        ...pageAuth(app.config),
         app: { vpn: 'viewer', errorFormat: 'html' },
         handler: (_request, h) =>
           h
             .view('map', {
               tilesUrl: app.config.page.map_tiles_url,
+              logout: app.config.page.login,
               refreshS: MAP_REFRESH_S,
               legend: RIG_STATUSES.map((status) => ({ status, meaning: statusMeaning(status, th) })),
             })
@@ -44,7 +46,7 @@ export function mapRoutes(app: App): ServerRoute[] {
       method: 'GET',
       path: '/map/rigs.json',
       options: {
-        auth: false,
+        ...pageAuth(app.config, { json: true }),
         app: { vpn: 'viewer' },
         handler: async () => {
           // Nothing here changes unless a rig does (no time of generation), so the ETag lets an

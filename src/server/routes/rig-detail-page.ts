@@ -4,6 +4,7 @@ import { durationText } from '../../services/rigs/availability.ts';
 import { rigDetail, type RigDetail } from '../../services/rigs/detail.ts';
 import { rigTrack } from '../../services/rigs/track.ts';
 import { timeAgo } from '../../services/time-text.ts';
+import { pageAuth } from '../plugins/auth.ts';
 import { lanLink } from './rig-page.ts';
 
 const position = (lat: number, lon: number) => `${lat.toFixed(5)}, ${lon.toFixed(5)}`;
@@ -57,13 +58,14 @@ export function rigDetailPageRoutes(app: App): ServerRoute[] {
       method: 'GET',
       path: '/rigs/{id}',
       options: {
-        auth: false,
+        ...pageAuth(app.config),
         app: { vpn: 'viewer', errorFormat: 'html' },
         handler: async (request, h) => {
           const now = new Date();
           const detail = await rigDetail(app.db.reader, app.config, String(request.params.id), now);
           const track = await rigTrack(app.db.reader, detail.id, now);
-          return h.view('rig', rigDetailPageModel(detail, now, { track, tilesUrl: app.config.page.map_tiles_url })).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
+          const model = { ...rigDetailPageModel(detail, now, { track, tilesUrl: app.config.page.map_tiles_url }), logout: app.config.page.login };
+          return h.view('rig', model).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
         },
       },
     },

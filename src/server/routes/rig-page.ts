@@ -5,6 +5,7 @@ import type { App } from '../../services/app.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
 import type { RigView } from '../../services/rigs/service.ts';
 import { isoWithOffset } from '../../services/time-text.ts';
+import { pageAuth } from '../plugins/auth.ts';
 import { PUBLIC_DIR } from '../views.ts';
 
 /** http://<ip> for a validated IP address (IPv6 in brackets). */
@@ -16,6 +17,7 @@ export function lanLink(ip: string): string {
 export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Date) {
   const th = app.config.rigs;
   return {
+    logout: app.config.page.login,
     count: rigs.length,
     generatedIso: now.toISOString(),
     legend: RIG_STATUSES.map((status) => ({ status, meaning: statusMeaning(status, th) })),
@@ -53,7 +55,7 @@ export function rigPageRoutes(app: App): ServerRoute[] {
       method: 'GET',
       path: '/rigs',
       options: {
-        auth: false,
+        ...pageAuth(app.config),
         app: { vpn: 'viewer', errorFormat: 'html' },
         handler: async (request, h) => {
           // Rendered once per generation of the rig list (services/rigs/list-cache.ts).

@@ -73,7 +73,8 @@ export function sessionRoutes(app: App): ServerRoute[] {
         tags: ['sessions'],
         response: { schema: Joi.object({ data: Joi.object({ success: Joi.boolean().required() }).required() }), sample: 0 },
         handler: async (request, h) => {
-          await app.sessions.revoke(authOf(request).token);
+          const { token, user } = authOf(request);
+          await app.sessions.revoke(token, { username: user.username, client: request.app.client?.toString() ?? null });
           h.unstate(TOKEN_COOKIE);
           request.cookieAuth.clear();
           return { data: { success: true } };

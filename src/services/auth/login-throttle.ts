@@ -1,9 +1,28 @@
 import ipaddr from 'ipaddr.js';
 import type { Database } from '../../db/index.ts';
-import { pruneAttempts, releaseAttempt, reserveAttempt, succeedAttempt, type AttemptLimits } from '../../db/login-attempts.ts';
+import { forgetLogin, pruneAttempts, releaseAttempt, reserveAttempt, succeedAttempt, type AttemptLimits } from '../../db/login-attempts.ts';
 import { Throttled } from '../../errors.ts';
 
-export type ThrottleLimits = AttemptLimits;
+export interface ThrottleLimits extends AttemptLimits {
+  /** Longest delay an attempt on a login under attack waits before its password is checked. @default 5000 */
+  maxDelayMs?: number;
+}
+
+/** The first delay, once a login has perLogin attempts in the window from all its clients; it doubles with each further one. */
+const FIRST_DELAY_MS = 100;
+const DEFAULT_MAX_DELAY_MS = 5000;
+
+/**
+ * How long an attempt waits before its password is checked, given the login's attempts in the
+ * window from every client before it: nothing below perLogin, then 100 ms doubling with each
+ * further attempt, up to maxDelayMs. A login under attack from many clients gets slower for
+ * everyone, and is refused to no client that has not failed itself.
+ */
+export function loginDelayMs(loginCount: number, perLogin: number, maxDelayMs = DEFAULT_MAX_DELAY_MS): number {
+  const excess = loginCount - perLogin;
+  if (excess < 0) return 0;
+  return Math.min(maxDelayMs, FIRST_DELAY_MS * 2 ** Math.min(excess, 30));
+}
 
 /** Prune attempts that left the window at most this often per process. */
 const PRUNE_EVERY_MS = 60_000;
@@ -15,6 +34,8 @@ const MAX_REFUSED_CLIENTS = 10_000;
  * the password is hashed. Exactly one of the three ends it (later calls do nothing).
  */
 export interface Reservation {
+  /** How long to wait before checking the password (the login is under attack); 0 when not. */
+  readonly delayMs: number;
   /** The password was wrong: the attempt stays counted as a failure. */
   fail(): Promise<void>;
   /** The password was right: this attempt is no failure, and the login's failures are forgotten. */
@@ -24,11 +45,13 @@ export interface Reservation {
 }
 
 /**
- * Counts login attempts per login key and per client key in a sliding window. An attempt is
- * reserved (counted) before its password is hashed, in one atomic step with the check, so
- * concurrent attempts cannot all pass a check made before any of them failed: at most `perLogin`
- * attempts per login and `perClient` per client reach the hash per window. A right password
- * takes its attempt back.
+ * Counts login attempts per (login key, client key) and per client key in a sliding window. An
+ * attempt is reserved (counted) before its password is hashed, in one atomic step with the check,
+ * so concurrent attempts cannot all pass a check made before any of them failed: at most `perLogin`
+ * attempts per login from one client and `perClient` per client reach the hash per window. A login
+ * with more attempts than `perLogin` from all its clients together is under attack: its attempts
+ * are delayed (loginDelayMs), never refused to a client that has not failed. A right password
+ * takes its attempt back; an operator's unlock (forget) clears a login's failures.
  * The attempts live in the database (src/db/login-attempts.ts): every rigd process on it, on any
  * host, shares one count per login and per client, and a restart forgets nothing.
  */
@@ -68,7 +91,7 @@ export class LoginThrottle {
       if (reserved.clientWaitMs > 0) this.#remember(client, reserved.clientWaitMs);
       refuse(reserved.waitMs);
     }
-    const id = (reserved as { id: number }).id;
+    const { id, loginCount } = reserved as { id: number; loginCount: number };
     let open = true;
     const end = (fn: () => Promise<void>) => async () => {
       if (!open) return;
@@ -76,11 +99,17 @@ export class LoginThrottle {
       await fn();
     };
     return {
+      delayMs: loginDelayMs(loginCount, this.limits.perLogin, this.limits.maxDelayMs),
       fail: end(async () => undefined),
       // Either gives the client a place back: the pre-check lets it through to reserve() again.
-      succeed: end(() => succeedAttempt(this.db, id, login).finally(() => this.#refused.delete(client))),
+      succeed: end(() => succeedAttempt(this.db, id, login, client).finally(() => this.#refused.delete(client))),
       release: end(() => releaseAttempt(this.db, id).finally(() => this.#refused.delete(client))),
     };
+  }
+
+  /** Clears the failures of a login from every client (an operator's unlock); returns how many were cleared. */
+  forget(login: string): Promise<number> {
+    return forgetLogin(this.db, login);
   }
 
   #clock(): number {

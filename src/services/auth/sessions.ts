@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../db/index.ts';
 import type { Session, User } from '../../db/models/index.ts';
 import { Unauthenticated } from '../../errors.ts';
+import { appendAudit } from '../audit/log.ts';
 import { throttleClientKey, type LoginThrottle } from './login-throttle.ts';
 import type { Passwords } from './passwords.ts';
 import { newToken, tokenDigest } from './tokens.ts';
@@ -28,35 +30,40 @@ export class SessionService {
    * Checks a login (username or email) and password and opens a session. `client` is the client's
    * address (as the VPN rule sees it). An unknown user and a wrong password give the same error
    * after the same work. The attempt is counted before the password is hashed (see LoginThrottle):
-   * per user, whichever name the body gives, and per client.
+   * per user, whichever name the body gives, and per client; while the login is under attack the
+   * attempt waits first (the throttle's delay). Both outcomes go to the audit log.
    */
-  async login(login: string, password: string, client: string): Promise<{ token: string; user: PublicUser; expiresAt: Date }> {
+  async login(login: string, password: string, client: string): Promise<{ token: string; user: PublicUser; expiresAt: Date; sessionId: number }> {
     const clientKey = throttleClientKey(client);
     this.throttle.checkClient(clientKey);
     const user = await this.users.findByLogin(login);
     const attempt = await this.throttle.reserve(user ? `user:${user.id}` : `name:${login.toLowerCase()}`, clientKey);
     let ok: boolean;
     try {
+      if (attempt.delayMs > 0) await sleep(attempt.delayMs);
       ok = user ? await this.passwords.verify(password, user.password_hash) : await this.passwords.burn().then(() => false);
     } catch (err) {
       await attempt.release().catch(() => undefined);
       throw err;
     }
+    const delay = attempt.delayMs > 0 ? { delay_ms: attempt.delayMs } : {};
     if (!user || !ok) {
       await attempt.fail();
+      await appendAudit(this.db, { kind: 'login.failed', client, subject: login, details: { known_user: Boolean(user), ...delay } });
       throw new Unauthenticated('invalid_credentials', 'wrong login or password');
     }
     await attempt.succeed();
+    await appendAudit(this.db, { kind: 'login.ok', actor: `user:${user.username}`, client, subject: user.username, details: delay });
     const token = newToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);
-    await this.db.writes.run((t) =>
+    const session = await this.db.writes.run((t) =>
       this.db.models.Session.create(
         { token_hash: tokenDigest(token), user_id: user.id, expires_at: expiresAt, last_used_at: now },
         { transaction: t },
       ),
     );
-    return { token, user: toPublicUser(user), expiresAt };
+    return { token, user: toPublicUser(user), expiresAt, sessionId: session.id };
   }
 
   /** Resolves a presented token to its user and session, or throws Unauthenticated. */
@@ -80,8 +87,29 @@ export class SessionService {
     return { user, session, token };
   }
 
-  /** Ends the session of this token. */
-  async revoke(token: string): Promise<void> {
-    await this.db.writes.run((t) => this.db.models.Session.destroy({ where: { token_hash: tokenDigest(token) }, transaction: t }));
+  /**
+   * The session a page cookie names (its id and user id, sealed by @hapi/cookie), or null when it
+   * was revoked, has expired or belongs to another user: a revoked token logs the pages out too.
+   */
+  async fromCookie(sessionId: unknown, userId: unknown): Promise<{ user: User; session: Session } | null> {
+    if (typeof sessionId !== 'number' || typeof userId !== 'number') return null;
+    const { Session, User } = this.db.models;
+    const session = await Session.findOne({ where: { id: sessionId, user_id: userId }, include: [{ model: User, as: 'user', required: true }] });
+    if (!session || session.expires_at.getTime() <= Date.now()) return null;
+    return { user: (session as Session & { user: User }).user, session };
+  }
+
+  /** Ends a page session (logout), on record. */
+  async logout(sessionId: number, by: { username: string; client: string | null }): Promise<void> {
+    const ended = await this.db.writes.run((t) => this.db.models.Session.destroy({ where: { id: sessionId }, transaction: t }));
+    if (ended > 0) await appendAudit(this.db, { kind: 'session.revoked', actor: `user:${by.username}`, client: by.client, subject: by.username, details: { how: 'logout' } });
+  }
+
+  /** Ends the session of this token (by `by`, from client), on record in the audit log. */
+  async revoke(token: string, by?: { username: string; client: string | null; how?: string }): Promise<void> {
+    const ended = await this.db.writes.run((t) => this.db.models.Session.destroy({ where: { token_hash: tokenDigest(token) }, transaction: t }));
+    if (ended > 0 && by) {
+      await appendAudit(this.db, { kind: 'session.revoked', actor: `user:${by.username}`, client: by.client, subject: by.username, details: { how: by.how ?? 'api' } });
+    }
   }
 }

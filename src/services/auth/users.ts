@@ -2,6 +2,8 @@ import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import type { Database } from '../../db/index.ts';
 import type { User } from '../../db/models/index.ts';
 import { Conflict, Forbidden, InvalidInput, NotFound, TooLarge } from '../../errors.ts';
+import { appendAudit } from '../audit/log.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import type { Passwords } from './passwords.ts';
 import { listUsers } from './user-queries.ts';
 
@@ -47,21 +49,36 @@ export function parseUserId(id: unknown): number | null {
   return Number(text);
 }
 
+/** Who changes a user, for the audit log: "cli:NAME" for an operator's command, "user:NAME" over the API. */
+export interface ChangedBy {
+  actor: string;
+  client?: string | null;
+}
+
+/** What `rigd user set` may change. */
+export interface UserChanges {
+  email?: string;
+  admin?: boolean;
+}
+
 export class UserService {
   constructor(
     private readonly db: Database,
     private readonly passwords: Passwords,
+    private readonly throttle?: LoginThrottle,
   ) {}
 
-  async create(input: NewUser): Promise<PublicUser> {
+  #audit(kind: string, by: ChangedBy | undefined, subject: string, details: Record<string, unknown> = {}): Promise<unknown> {
+    return appendAudit(this.db, { kind, actor: by?.actor ?? null, client: by?.client ?? null, subject, details });
+  }
+
+  async create(input: NewUser, by?: ChangedBy): Promise<PublicUser> {
     if (!USERNAME.test(input.username)) {
       throw new InvalidInput('username must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit', [
         { field: 'username', message: 'invalid username' },
       ]);
     }
-    if (!EMAIL.test(input.email)) {
-      throw new InvalidInput(`"${input.email}" is not an email address`, [{ field: 'email', message: 'invalid email' }]);
-    }
+    checkEmail(input.email);
     const hash = await this.passwords.hash(input.password);
     const { User } = this.db.models;
     try {
@@ -80,11 +97,49 @@ export class UserService {
           { transaction: t },
         );
       });
+      await this.#audit('user.add', by, user.username, { email: user.email, admin: user.is_admin });
       return toPublicUser(user);
     } catch (err) {
       if (err instanceof UniqueConstraintError) throw new Conflict(`user ${input.username} already exists`, 'user_exists');
       throw err;
     }
+  }
+
+  /** Changes a user's email and admin flag (what is given); on record with the old and new values. */
+  async set(username: string, changes: UserChanges, by?: ChangedBy): Promise<PublicUser> {
+    if (changes.email === undefined && changes.admin === undefined) throw new InvalidInput('nothing to change: give --email, --admin or --no-admin');
+    if (changes.email !== undefined) checkEmail(changes.email);
+    const user = await this.getByName(username);
+    const details: Record<string, { from: unknown; to: unknown }> = {};
+    try {
+      await this.db.writes.run(async (t) => {
+        if (changes.email !== undefined && changes.email.toLowerCase() !== user.email_key) {
+          const clash = await this.db.models.User.findOne({ where: { email_key: changes.email.toLowerCase() }, transaction: t });
+          if (clash && clash.id !== user.id) throw new Conflict(`email ${changes.email} is already used by ${clash.username}`, 'email_exists');
+        }
+        if (changes.email !== undefined && changes.email !== user.email) details.email = { from: user.email, to: changes.email };
+        if (changes.admin !== undefined && changes.admin !== user.is_admin) details.admin = { from: user.is_admin, to: changes.admin };
+        const values = {
+          ...(changes.email !== undefined ? { email: changes.email, email_key: changes.email.toLowerCase() } : {}),
+          ...(changes.admin !== undefined ? { is_admin: changes.admin } : {}),
+        };
+        await user.update(values, { transaction: t });
+      });
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) throw new Conflict(`email ${changes.email} is already used`, 'email_exists');
+      throw err;
+    }
+    if (Object.keys(details).length > 0) await this.#audit('user.set', by, user.username, details);
+    return toPublicUser(user);
+  }
+
+  /** Clears the login's failed attempts from every client (the throttle); on record. Returns how many were cleared. */
+  async unlock(username: string, by?: ChangedBy): Promise<number> {
+    const user = await this.getByName(username);
+    if (!this.throttle) throw new Error('no login throttle to unlock');
+    const cleared = await this.throttle.forget(`user:${user.id}`);
+    await this.#audit('user.unlock', by, user.username, { failures_cleared: cleared });
+    return cleared;
   }
 
   list(): Promise<PublicUser[]> {
@@ -103,22 +158,25 @@ export class UserService {
   }
 
   /** Sets a new password and ends every session of that user. */
-  async setPassword(username: string, password: string): Promise<PublicUser> {
+  async setPassword(username: string, password: string, by?: ChangedBy): Promise<PublicUser> {
     const user = await this.getByName(username);
     const hash = await this.passwords.hash(password);
-    await this.db.writes.run(async (t) => {
+    const ended = await this.db.writes.run(async (t) => {
       await user.update({ password_hash: hash }, { transaction: t });
-      await this.db.models.Session.destroy({ where: { user_id: user.id }, transaction: t });
+      return this.db.models.Session.destroy({ where: { user_id: user.id }, transaction: t });
     });
+    await this.#audit('user.passwd', by, user.username, { sessions_ended: ended });
     return toPublicUser(user);
   }
 
-  async remove(username: string): Promise<void> {
+  async remove(username: string, by?: ChangedBy): Promise<void> {
     const user = await this.getByName(username);
-    await this.db.writes.run(async (t) => {
-      await this.db.models.Session.destroy({ where: { user_id: user.id }, transaction: t });
+    const ended = await this.db.writes.run(async (t) => {
+      const n = await this.db.models.Session.destroy({ where: { user_id: user.id }, transaction: t });
       await user.destroy({ transaction: t });
+      return n;
     });
+    await this.#audit('user.remove', by, user.username, { sessions_ended: ended });
   }
 
   /**
@@ -155,4 +213,8 @@ export class UserService {
       ? new Conflict(`user ${input.username} already exists`, 'user_exists')
       : new Conflict(`email ${input.email} is already used by ${existing.username}`, 'email_exists');
   }
+}
+
+function checkEmail(email: string): void {
+  if (!EMAIL.test(email)) throw new InvalidInput(`"${email}" is not an email address`, [{ field: 'email', message: 'invalid email' }]);
 }

@@ -4,7 +4,7 @@
 import test from 'tape';
 import { openDatabase, type Database } from '../../../src/db/index.ts';
 import { Throttled } from '../../../src/errors.ts';
-import { LoginThrottle, throttleClientKey } from '../../../src/services/auth/login-throttle.ts';
+import { LoginThrottle, loginDelayMs, throttleClientKey } from '../../../src/services/auth/login-throttle.ts';
 import { withDb } from '../../helpers/dialect.ts';
 import { tmpDir } from '../../helpers/tmp.ts';
 
@@ -92,13 +92,44 @@ test('two throttles on one database (two rigd processes) share one window, at on
   const b = await throttle(6, 1000, two);
   const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => refused(() => (i % 2 ? a : b).th.reserve('user:1', 'c'))));
   t.equal(outcomes.filter((o) => o === null).length, 6, '40 at once split over both: 6 reserved in all');
-  t.ok(await refused(() => b.th.reserve('user:1', 'other-client')), 'the other one refuses the login too');
+  t.ok(await refused(() => b.th.reserve('user:1', 'c')), 'the other one refuses the login to that client too');
+  const stranger = await b.th.reserve('user:1', 'other-client');
+  t.ok(stranger.delayMs > 0, `a client that has not failed is not refused: it waits ${stranger.delayMs} ms (the login is under attack)`);
+  await stranger.release();
   const ok = await a.th.reserve('user:2', 'd');
   await ok.succeed();
   for (let i = 0; i < 3; i++) await (await a.th.reserve('name:x', 'e')).fail();
   const c = await throttle(100, 3, two);
   t.ok(await refused(() => c.th.reserve('name:y', 'e')), "a client's failures on one are counted by the other");
   t.ok(await refused(() => c.th.checkClient('e')), 'whose pre-check then refuses it too');
+});
+
+test('a login under attack from many clients: each client refused after its own failures, the others only delayed, more as the attack grows', async (t) => {
+  const { clock, th } = await throttle(3, 100);
+  const delays: number[] = [];
+  for (let c = 0; c < 4; c++) {
+    for (let i = 0; i < 3; i++) {
+      const attempt = await th.reserve('user:1', `10.144.28.${c + 2}`);
+      delays.push(attempt.delayMs);
+      await attempt.fail();
+    }
+    t.ok(await refused(() => th.reserve('user:1', `10.144.28.${c + 2}`)), `attacker ${c + 1}: refused after its own 3 failures`);
+  }
+  t.deepEqual(delays.slice(0, 3), [0, 0, 0], 'below the limit over all clients: no delay');
+  t.ok(delays.slice(3).every((d, i) => d > 0 && (i === 0 || d >= delays[3 + i - 1]!)), `past it every attempt waits, longer each time: ${delays.slice(3).join(', ')} ms`);
+  t.equal(delays[delays.length - 1], 5000, 'up to the cap (5 s by default)');
+  const owner = await th.reserve('user:1', '10.144.29.2');
+  t.equal(owner.delayMs, 5000, 'a client that has not failed is let through, after the delay');
+  await owner.succeed();
+  t.ok(await refused(() => th.reserve('user:1', '10.144.28.2')), "the owner's success does not give the attackers their attempts back");
+  t.equal(await th.forget('user:1'), 12, "an operator's unlock clears the login's 12 failures");
+  const again = await th.reserve('user:1', '10.144.28.2');
+  t.equal(again.delayMs, 0, 'after the unlock: no delay, and the first attacker may try again');
+  await again.release();
+  clock.now += 60_001;
+  t.equal(loginDelayMs(10, 10, 800), 100, 'loginDelayMs: 100 ms at the limit');
+  t.equal(loginDelayMs(13, 10, 800), 800, 'doubling per further attempt, capped');
+  t.equal(loginDelayMs(9, 10), 0, 'nothing below the limit');
 });
 
 test('attempts that left the window are pruned: the table stays bounded', async (t) => {
