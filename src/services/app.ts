@@ -7,6 +7,7 @@ import { CaptureNotices } from './captures/notices.ts';
 import { CaptureService } from './captures/service.ts';
 import { ClusterDuties } from './cluster/duties.ts';
 import { instanceId } from './cluster/instance-id.ts';
+import { LIVE_HEARTBEATS } from './cluster/live.ts';
 import { NodePresence } from './cluster/node-presence.ts';
 import { HealthChecks } from './doctor/health.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
@@ -107,12 +108,12 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   metrics.setInstance(instance);
   const heartbeatMs = config.cluster.heartbeat_s * 1000;
   // First to start: a node whose instance id is taken starts nothing else.
-  const presence = new NodePresence(db, () => instance, heartbeatMs, log);
+  const presence = new NodePresence(db, () => instance, heartbeatMs, log, db.dialect.name === 'sqlite' ? config.data_dir : undefined);
   // Upload expiry and retention: on one node at a time (every node on SQLite's one).
   const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log), rigs.retention], heartbeatMs, log);
   const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
-  background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance }));
+  background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance, nodeStaleMs: LIVE_HEARTBEATS * heartbeatMs }));
   let started: BackgroundTask[] = [];
   let closed = false;
   return {

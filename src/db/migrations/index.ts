@@ -8,10 +8,11 @@ import { captureStateInJobs } from './20261123-0002-capture-state-in-jobs.ts';
 import { loginAttempts } from './20261124-0101-login-attempts.ts';
 import { secrets } from './20261124-0102-secrets.ts';
 import { nodes } from './20261124-0103-nodes.ts';
+import { nodeRunId } from './20261126-0272-21-node-run-id.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, oldest first. An explicit list (no directory scan) so the built program
  * finds them wherever it is installed. Append new ones; never edit one that has shipped.
  */
-export const migrations: Migration[] = [usersAndSessions, rigs, jobs, uploads, captures, rigReportsByVersion, captureStateInJobs, loginAttempts, secrets, nodes];
+export const migrations: Migration[] = [usersAndSessions, rigs, jobs, uploads, captures, rigReportsByVersion, captureStateInJobs, loginAttempts, secrets, nodes, nodeRunId];

@@ -14,4 +14,5 @@ export const MIGRATION_NAMES = [
   '20261124-0101-login-attempts',
   '20261124-0102-secrets',
   '20261124-0103-nodes',
+  '20261126-0272-21-node-run-id',
 ] as const;
