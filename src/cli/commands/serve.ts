@@ -6,7 +6,7 @@ import { markServing } from '../../services/server-presence.ts';
 import { hostPort, listen } from '../../server/listen.ts';
 import { createServer } from '../../server/server.ts';
 import { configFor } from '../context.ts';
-import { UsageError } from '../fail.ts';
+import { keepRunningWhenOutputCloses, UsageError } from '../fail.ts';
 
 interface ServeOptions {
   port?: string;
@@ -61,6 +61,12 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   // Buffered stdout (flushed on exit): a slow journal or pipe never holds up a rig report.
   const log = createLogger(config.log.level, undefined, {}, { format: chooseLogFormat(config.log.format, process.stdout.isTTY === true), async: true });
   process.on('exit', () => log.flush?.());
+  // logrotate's postrotate (and a terminal that closes) sends SIGHUP: rigd writes its log to stdout
+  // (the journal under systemd), so there is no file to reopen. It says so and keeps serving.
+  process.on('SIGHUP', () => {
+    log.info('SIGHUP received: logs go to stdout, nothing to reopen; still serving', { signal: 'SIGHUP' });
+    log.flush?.();
+  });
   // A database that cannot be opened throws CannotStart here, with nothing left open.
   const app = await openApp(config, { log });
   let server: Awaited<ReturnType<typeof createServer>>;
@@ -100,6 +106,8 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Whoever read the listening line may go away (`rigd serve | head -1`): serving goes on.
+  keepRunningWhenOutputCloses();
   // rigd restore refuses while this marker names a live process.
   const unmark = markServing(config.data_dir);
   process.on('exit', unmark);
