@@ -111,7 +111,12 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   const presence = new NodePresence(db, () => instance, heartbeatMs, log, db.dialect.name === 'sqlite' ? config.data_dir : undefined);
   // Upload expiry and retention: on one node at a time (every node on SQLite's one).
   const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log), rigs.retention], heartbeatMs, log);
-  const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties];
+  // Uploads stored but never handed over (killed between the two steps): handed over at start.
+  const handOver: BackgroundTask = {
+    start: () => uploads.recoverHandOvers().then(() => undefined, (err) => log.warn('handing over uploads left without a capture failed', { error: String(err) })),
+    stop: async () => undefined,
+  };
+  const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties, handOver];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
   background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance, nodeStaleMs: LIVE_HEARTBEATS * heartbeatMs }));
   let started: BackgroundTask[] = [];
