@@ -55,3 +55,33 @@ export async function takeServeLock(dataDir: string): Promise<ServeLockResult> {
     },
   };
 }
+
+/**
+ * Whether a live `rigd serve` holds the data_dir's serve lock, asked without writing anything
+ * (doctor): a read-only connection that cannot even read the lock file is locked out by it. Null
+ * when there is no lock file (no serve ever ran here) or it cannot be asked.
+ */
+export async function serveLockHeld(dataDir: string): Promise<boolean | null> {
+  const file = path.join(dataDir, SERVE_LOCK_FILE);
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(file)) return null;
+  const { default: sqlite3 } = await import('sqlite3');
+  let db: SqliteDatabase;
+  try {
+    db = await new Promise<SqliteDatabase>((resolve, reject) => {
+      const conn = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) => (err ? reject(err) : resolve(conn)));
+    });
+  } catch {
+    return null;
+  }
+  try {
+    db.configure('busyTimeout', 0);
+    await new Promise<void>((resolve, reject) => db.get('SELECT count(*) FROM sqlite_master', (err) => (err ? reject(err) : resolve())));
+    return false;
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') ? true : null;
+  } finally {
+    await close(db);
+  }
+}
