@@ -96,7 +96,11 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   const rigs = new RigService(db, config, {
     onReported: (peer) => directory.forget(peer),
     reportWriters: opts.reportWriters,
-    retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
+    retention: {
+      onError: (err) => log.warn('rig history retention failed', { error: String(err) }),
+      onPruned: (run) =>
+        log.info('rig history retention', { removed: run.removed, received_before: run.cutoff.toISOString(), measured_from: run.reference.toISOString(), retention_days: config.rigs.history_retention_days }),
+    },
   });
   const uploads = new UploadService(db, storage, directory, config, log);
   const captures = new CaptureService(db, storage, config, log);

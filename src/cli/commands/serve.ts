@@ -108,6 +108,14 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   // Whoever read the listening line may go away (`rigd serve | head -1`): serving goes on.
   keepRunningWhenOutputCloses();
+  // A clock that was ahead (and stamped reports with its future) and has been set right since.
+  const ahead = await app.rigs.retention.aheadOfClock().catch(() => null);
+  if (ahead) {
+    log.warn('the newest stored report lies ahead of this clock: the clock was ahead when it was stored, or is behind now (check NTP: timedatectl)', {
+      newest_report: ahead.newest.toISOString(),
+      ahead_s: Math.round(ahead.aheadMs / 1000),
+    });
+  }
   // rigd restore refuses while this marker names a live process.
   const unmark = markServing(config.data_dir);
   process.on('exit', unmark);

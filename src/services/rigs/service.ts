@@ -30,7 +30,7 @@ export interface RigView {
 }
 
 /** One history row (device location record): a stored report without its rig id. */
-export type RigReportView = Omit<ReportRow, 'rig_id'>;
+export type RigReportView = Omit<ReportRow, 'rig_id' | 'received_at'> & { received_at: Date };
 
 export interface HistoryQuery {
   since?: Date;
@@ -44,7 +44,8 @@ export const HISTORY_MAX_LIMIT = 10_000;
 
 interface QueuedReport extends RigReportInput {
   peer: string;
-  receivedAt: Date;
+  /** null: received now by the database's clock (src/db/rig-reports.ts); a Date only from an injected clock. */
+  receivedAt: Date | null;
 }
 
 /** A queued report as the row it stores. */
@@ -71,6 +72,7 @@ export class RigService {
   readonly #config: Readonly<Config>;
   readonly #reports: Batcher<QueuedReport, void>;
   readonly #now: () => Date;
+  readonly #fixedClock: boolean;
   readonly #onReported: (peer: string) => void;
 
   constructor(
@@ -88,6 +90,7 @@ export class RigService {
     this.#db = db;
     this.#config = config;
     this.#now = opts.now ?? (() => new Date());
+    this.#fixedClock = opts.now !== undefined;
     this.#onReported = opts.onReported ?? (() => undefined);
     this.#reports = db.writes.batcher((items, t) => this.#applyReports(items, t), {
       inFlight: opts.reportWriters ?? db.writes.besideWrites,
@@ -105,7 +108,7 @@ export class RigService {
   async report(rawId: string, payload: unknown, peer: string): Promise<void> {
     const input = parseRigReport(rawId, payload);
     if (!isIP(peer)) throw new InvalidInput('the client address is unknown');
-    await this.#reports.submit({ ...input, peer, receivedAt: this.#now() });
+    await this.#reports.submit({ ...input, peer, receivedAt: this.#fixedClock ? this.#now() : null });
     this.#onReported(peer);
   }
 
