@@ -23,13 +23,44 @@ function close(db: SqliteDatabase): Promise<void> {
   return new Promise((resolve) => db.close(() => resolve()));
 }
 
+/** Locks this process holds, by lock file: a second app of this process on the data_dir shares it. */
+const held = new Map<string, { lock: Promise<ServeLockResult>; users: number }>();
+
 /** Takes the data_dir's serve lock without waiting: held, busy (a live process has it), or failed (the file cannot be written). */
 export async function takeServeLock(dataDir: string): Promise<ServeLockResult> {
+  const file = path.resolve(dataDir, SERVE_LOCK_FILE);
+  let entry = held.get(file);
+  if (!entry) {
+    entry = { lock: lockFile(file), users: 0 };
+    held.set(file, entry);
+  }
+  const result = await entry.lock;
+  if (!('held' in result)) {
+    if (held.get(file) === entry && entry.users === 0) held.delete(file);
+    return result;
+  }
+  entry.users++;
+  const shared = entry;
+  let released = false;
+  return {
+    held: {
+      async release() {
+        if (released) return;
+        released = true;
+        if (--shared.users > 0) return;
+        held.delete(file);
+        await result.held.release();
+      },
+    },
+  };
+}
+
+async function lockFile(file: string): Promise<ServeLockResult> {
   const { default: sqlite3 } = await import('sqlite3');
   let db: SqliteDatabase;
   try {
     db = await new Promise<SqliteDatabase>((resolve, reject) => {
-      const conn = new sqlite3.Database(path.join(dataDir, SERVE_LOCK_FILE), (err) => (err ? reject(err) : resolve(conn)));
+      const conn = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(conn)));
     });
   } catch (err) {
     return { failed: err as Error };

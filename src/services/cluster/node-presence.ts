@@ -9,6 +9,9 @@ import type { Logger } from '../../log.ts';
 import { rigdVersion } from '../../version.ts';
 import { LIVE_HEARTBEATS } from './live.ts';
 
+/** This process's run: one per process (two apps in one process, as tests run them, are one node). */
+const RUN_ID = randomBytes(12).toString('hex');
+
 /**
  * This `rigd serve` in the node registry (src/db/nodes.ts): registers at start under its instance
  * id and a run id of its own, refusing to start when a live node already holds the id; heartbeats
@@ -35,8 +38,7 @@ export class NodePresence {
     private readonly dataDir?: string,
   ) {
     // The id is read at start: `rigd serve` knows its port once it listens.
-    const runId = randomBytes(12).toString('hex');
-    this.#self = { get instanceId() { return instanceId(); }, runId, hostname: hostname(), pid: process.pid, version: rigdVersion() };
+    this.#self = { get instanceId() { return instanceId(); }, runId: RUN_ID, hostname: hostname(), pid: process.pid, version: rigdVersion() };
   }
 
   get #staleMs(): number {
