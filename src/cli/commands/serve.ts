@@ -46,6 +46,8 @@ async function refuseRootOnServiceData(dataDir: string): Promise<void> {
 }
 
 export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
+  // Whoever reads its output may go away (`rigd serve | head -1`, a journal restarting): serving goes on.
+  keepRunningWhenOutputCloses();
   const overrides: Record<string, Record<string, unknown>> = { server: {} };
   if (opts.port !== undefined) {
     if (!/^\d{1,5}$/.test(opts.port) || Number(opts.port) > 65535) throw new UsageError(`--port must be 0-65535, got "${opts.port}"`);
@@ -106,8 +108,6 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  // Whoever read the listening line may go away (`rigd serve | head -1`): serving goes on.
-  keepRunningWhenOutputCloses();
   // A clock that was ahead (and stamped reports with its future) and has been set right since.
   const ahead = await app.rigs.retention.aheadOfClock().catch(() => null);
   if (ahead) {
