@@ -112,6 +112,13 @@ export class DatabaseReadOnly extends DomainError {
   }
 }
 
+/** The disk holding data_dir fails reads or writes (I/O errors): the write was not stored. */
+export class DiskFailing extends DomainError {
+  constructor(message = 'the disk holding the data directory fails (I/O error): the write was not stored; check the disk (dmesg)') {
+    super('unavailable', 'disk_failing', message);
+  }
+}
+
 /** The configuration is unreadable or invalid; the message names the key and what is expected. */
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -78,3 +78,30 @@ export function reportFailure(err: unknown, write: (line: string) => void = (l) 
   write(`rigd: unexpected error: ${redactText(e?.stack ?? String(err), passwordOf(process.env.RIGD_DATABASE_URL ?? ''), ...secrets)}\n`);
   return EXIT.failure;
 }
+
+/** What a closed stdout or stderr (the reader went away: `rigd rigs | head`) does to the command. */
+let closedOutput: 'exit' | 'ignore' = 'exit';
+
+/** rigd serve keeps serving when whoever read its output goes away; its logs just go nowhere. */
+export function keepRunningWhenOutputCloses(): void {
+  closedOutput = 'ignore';
+}
+
+/**
+ * The one place that handles a closed output (EPIPE) for every command: a command whose reader
+ * went away has nobody left to tell anything, so it ends quietly (exit 0) once the data_dir's files
+ * are handed over, never with a stack trace. Call once, before the command runs.
+ */
+export function onClosedOutput(beforeExit: () => Promise<void>): void {
+  let ending = false;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+      if (closedOutput === 'ignore' || ending) return;
+      ending = true;
+      void beforeExit()
+        .catch(() => undefined)
+        .finally(() => process.exit(EXIT.ok));
+    });
+  }
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, type CommandOptions } from 'commander';
-import { EXIT, reportFailure } from './fail.ts';
+import { EXIT, onClosedOutput, reportFailure } from './fail.ts';
 
 /** Commands load their modules when run, so `rigd --version` stays fast. */
 type Action = (...args: never[]) => Promise<void>;
@@ -212,15 +212,20 @@ export function buildProgram(): Command {
   return program;
 }
 
+async function handOver(): Promise<void> {
+  // Run as root on a data_dir of the service user: what the command created there goes to that user.
+  const { handOverDataDirs } = await import('./context.ts');
+  await handOverDataDirs();
+}
+
 export async function main(argv: string[]): Promise<number> {
+  onClosedOutput(handOver);
   try {
     await buildProgram().parseAsync(argv);
     return EXIT.ok;
   } catch (err) {
     return reportFailure(err);
   } finally {
-    // Run as root on a data_dir of the service user: what the command created there goes to that user.
-    const { handOverDataDirs } = await import('./context.ts');
-    await handOverDataDirs();
+    await handOver();
   }
 }

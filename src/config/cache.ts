@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from './schema.ts';
 import { withEnvFile } from './env-file.ts';
 import { findConfigFile } from './locate.ts';
+import { readConfigText } from './read-capped.ts';
 
 export interface CacheRequest {
   /** --config FILE */
@@ -69,9 +70,9 @@ function locate(req: CacheRequest): { file: string; key: string } | null {
   let text = '';
   if (configFile) {
     try {
-      text = readFileSync(configFile, 'utf8');
+      text = readConfigText(configFile);
     } catch {
-      return null; // loadConfig reports it
+      return null; // loadConfig reports it (unreadable, or over the size cap)
     }
   }
   const vars = Object.keys(env)

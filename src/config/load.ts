@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { ConfigError } from '../errors.ts';
+import { readConfigText } from './read-capped.ts';
 import { dataDirProblem, resolveDataDir } from './data-dir.ts';
 import { describeConfigError } from './describe.ts';
 import { withEnvFile } from './env-file.ts';
@@ -34,8 +34,9 @@ export interface LoadOptions {
 function readFile(file: string): Record<string, unknown> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readConfigText(file);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     throw new ConfigError(`config: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   let doc: unknown;

@@ -4,7 +4,8 @@
  * instead of a 500, whichever layer meets them first.
  */
 import { statfsSync } from 'node:fs';
-import { DatabaseReadOnly, DiskFull, DomainError, Unavailable } from '../errors.ts';
+import { DatabaseReadOnly, DiskFailing, DiskFull, DomainError, Unavailable } from '../errors.ts';
+import { readOnlyMount } from './read-only-mount.ts';
 
 /** Below this many free bytes an I/O error of SQLite counts as the disk being full. */
 const NEARLY_FULL_BYTES = 1024 * 1024;
@@ -46,6 +47,12 @@ export function databaseFault(err: unknown, dataDir?: string): DomainError | nul
   if (code.startsWith('SQLITE_IOERR') && dataDir !== undefined) {
     const free = freeBytes(dataDir);
     if (free !== null && free < NEARLY_FULL_BYTES) return new DiskFull();
+  }
+  // An I/O error on a file system the kernel made read-only (ext4 errors=remount-ro) is that; any other, a failing disk.
+  if (code.startsWith('SQLITE_IOERR') || code === 'EIO') {
+    const ro = dataDir === undefined ? null : readOnlyMount(dataDir);
+    if (ro) return new DatabaseReadOnly(`the file system holding the data directory (${ro.mountPoint} on ${ro.source}) went read-only: the write was not stored; check the disk (dmesg), then remount or replace it`);
+    return new DiskFailing();
   }
   return null;
 }

@@ -1,28 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import type { NodeRow } from '../db/nodes.ts';
 
 /**
- * Lease owners are "<node>/<host>/<pid>/<random>": the node's name (the instance id of the rigd
- * serve it runs in, empty for a runner outside one), then what tells a dead process from a live one.
- * A runner reclaims a job leased by an owner that is certainly dead: same host and a pid that no
- * longer exists (the previous `rigd serve` on this box), or its own pid but not a runner of this
- * process (a restarted container keeps its pid). Anything else (another host, a pid that is alive)
- * waits for the lease to expire. Owners of the older form "<host>/<pid>/<random>" are read too.
+ * Lease owners are "<node>/<random>": the node's name (the instance id of the rigd serve it runs
+ * in, empty for a runner outside one), then a token of the runner. Whether an owner is dead comes
+ * from the node registry (src/db/nodes.ts), never from host names and pids (two containers may both
+ * run rigd as PID 1 on a host called "gateway"): the owner's node stopped, its heartbeat went stale,
+ * or it registered again after the claim (it was restarted). A runner of this process is alive.
+ * Anything else (no node, a node not registered, owners of older forms) waits for the lease to expire.
  */
 
-/** The host part of an owner: short enough that the owner fits lease_owner (128) with a 64-character node name. */
-const HOST_LENGTH = 40;
-
 const liveOwners = new Set<string>();
-
-function thisHost(): string {
-  return hostname().slice(0, HOST_LENGTH);
-}
 
 /** A new owner id for a runner of this process on node `node`; forget it with releaseLeaseOwner when it stops. */
 export function newLeaseOwner(node = ''): string {
   if (node.includes('/')) throw new RangeError(`a node name has no "/": ${node}`);
-  const owner = `${node}/${thisHost()}/${process.pid}/${randomBytes(6).toString('hex')}`;
+  const owner = `${node}/${randomBytes(6).toString('hex')}`;
   liveOwners.add(owner);
   return owner;
 }
@@ -31,34 +24,30 @@ export function releaseLeaseOwner(owner: string): void {
   liveOwners.delete(owner);
 }
 
-/** The parts of an owner id, or null for one rigd did not make. */
-export function parseLeaseOwner(owner: string): { node: string | null; host: string; pid: number } | null {
-  const match = /^(?:([^/]*)\/)?([^/]*)\/(\d+)\/[0-9a-f]+$/.exec(owner);
-  if (!match) return null;
-  return { node: match[1] ?? null, host: match[2]!, pid: Number(match[3]) };
+/** The node named by an owner ("<node>/<token>", or the older "<node>/<host>/<pid>/<token>"), or null. */
+export function leaseOwnerNode(owner: string): string | null {
+  const match = /^([^/]*)\/(?:[^/]*\/\d+\/)?[0-9a-f]+$/.exec(owner);
+  return match && match[1] ? match[1] : null;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** What the registry says, read once per reclaim pass. */
+export interface NodeLiveness {
+  /** The database's now. */
+  now: Date;
+  nodes: NodeRow[];
+  /** A node whose heartbeat is older than this is not live. */
+  staleMs: number;
 }
 
-/** True when `pid` on `host` is known to be gone: this host, and no such process (or this very one is asked about). */
-export function hostProcessIsGone(host: string, pid: number): boolean {
-  if (host.slice(0, HOST_LENGTH) !== thisHost()) return false;
-  if (pid === process.pid) return false;
-  return !pidAlive(pid);
-}
-
-/** True when the owner's process is known to be gone. */
-export function ownerIsDead(owner: string): boolean {
-  const parsed = parseLeaseOwner(owner);
-  if (!parsed || parsed.host.slice(0, HOST_LENGTH) !== thisHost()) return false;
-  if (parsed.pid === process.pid) return !liveOwners.has(owner);
-  return !pidAlive(parsed.pid);
+/** Why the owner of a lease claimed at claimedAt is known to be dead, or null when it may be alive. */
+export function ownerDeadReason(owner: string, claimedAt: Date | null, liveness: NodeLiveness): string | null {
+  if (liveOwners.has(owner)) return null;
+  const name = leaseOwnerNode(owner);
+  const node = name === null ? undefined : liveness.nodes.find((n) => n.instanceId === name);
+  if (!node) return null;
+  if (node.stoppedAt !== null) return `node ${name} stopped`;
+  const ageMs = liveness.now.getTime() - node.heartbeatAt.getTime();
+  if (ageMs >= liveness.staleMs) return `node ${name} silent for ${Math.round(ageMs / 1000)} s`;
+  if (claimedAt !== null && node.startedAt.getTime() > claimedAt.getTime()) return `node ${name} restarted since the claim`;
+  return null;
 }

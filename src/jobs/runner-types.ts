@@ -44,6 +44,11 @@ export interface RunnerOptions {
    * owner; a function is asked at start(). @default ''
    */
   node?: string | (() => string);
+  /**
+   * A node of the registry whose heartbeat is older than this is dead: its jobs are reclaimed
+   * before their leases expire (rigd serve: 3 x cluster.heartbeat_s). @default 15000
+   */
+  nodeStaleMs?: number;
   /** Lease length in ms; renewed every third of it while the job runs. @default 30000 */
   leaseMs?: number;
   /** Retry delays after transient failures. */

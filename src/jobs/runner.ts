@@ -56,6 +56,7 @@ export class JobRunner {
       leaseMs: opts.leaseMs ?? 30_000,
       progressIntervalMs: opts.progressIntervalMs ?? 500,
       abortGraceMs: opts.abortGraceMs ?? 5000,
+      nodeStaleMs: opts.nodeStaleMs ?? 15_000,
       backoff: opts.backoff,
       onOutcome: opts.onOutcome,
     };
@@ -103,7 +104,7 @@ export class JobRunner {
     if (this.#ticking || this.#state !== 'started') return;
     this.#ticking = true;
     try {
-      const n = await this.#store.reclaimStale(this.owner);
+      const n = await this.#store.reclaimStale(this.owner, this.#opts.nodeStaleMs);
       if (n > 0) this.#log.warn('reclaimed jobs from a dead or stalled runner', { count: n });
       await this.#pump();
     } catch (err) {

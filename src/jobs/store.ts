@@ -1,9 +1,10 @@
 import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
-import { dbNow, dbTime } from '../db/clock.ts';
+import { dbTime } from '../db/clock.ts';
 import type { Database } from '../db/index.ts';
 import type { Job } from '../db/models/job.ts';
 import { toJobInfo, type JobInfo, type JobProgress } from './job.ts';
-import { ownerIsDead } from './lease-owner.ts';
+import { readNodes } from '../db/nodes.ts';
+import { ownerDeadReason, type NodeLiveness } from './lease-owner.ts';
 
 /** One claim of one job: the fencing token every later write of that run must match. */
 export interface Lease {
@@ -178,21 +179,22 @@ export class RunnerStore {
   }
 
   /**
-   * Running jobs whose lease expired or whose owner is known dead go back to the queue (attempts
-   * kept), or to failed when their owner died on the last attempt. Reads first; writes only when
-   * there is something to reclaim. Returns how many jobs it reclaimed.
+   * Running jobs whose lease expired or whose owner is known dead (by the node registry: see
+   * lease-owner.ts) go back to the queue (attempts kept), or to failed when their owner died on the
+   * last attempt. Reads first; writes only when there is something to reclaim. Returns how many
+   * jobs it reclaimed.
    */
-  async reclaimStale(self: string): Promise<number> {
-    const now = await dbNow(this.db.sequelize);
+  async reclaimStale(self: string, nodeStaleMs: number): Promise<number> {
     const running = await this.#Job.findAll({
-      attributes: ['id', 'lease_owner', 'lease_expires_at'],
+      attributes: ['id', 'lease_owner', 'lease_expires_at', 'started_at'],
       where: { state: 'running' },
     });
-    const stale = running.filter(
-      (j) =>
-        j.lease_owner !== self &&
-        (j.lease_expires_at === null || j.lease_expires_at <= now || (j.lease_owner !== null && ownerIsDead(j.lease_owner))),
-    );
+    if (running.length === 0) return 0;
+    const { now, nodes } = await readNodes(this.db);
+    const liveness: NodeLiveness = { now, nodes, staleMs: nodeStaleMs };
+    const deadWhy = (j: { lease_owner: string | null; started_at: Date | null }) =>
+      j.lease_owner === null ? null : ownerDeadReason(j.lease_owner, j.started_at === null ? null : new Date(j.started_at), liveness);
+    const stale = running.filter((j) => j.lease_owner !== self && (j.lease_expires_at === null || j.lease_expires_at <= now || deadWhy(j) !== null));
     if (stale.length === 0) return 0;
     let reclaimed = 0;
     await this.db.writes.run(async (transaction) => {
@@ -201,8 +203,9 @@ export class RunnerStore {
         const job = await this.#Job.findByPk(seen.id, { transaction });
         if (!job || job.state !== 'running' || job.lease_owner !== seen.lease_owner) continue;
         const expired = job.lease_expires_at === null || job.lease_expires_at <= now;
-        if (!expired && !(job.lease_owner !== null && ownerIsDead(job.lease_owner))) continue;
-        const why = `lease of ${job.lease_owner ?? 'unknown owner'} lost (process died or stalled) during attempt ${job.attempts}`;
+        const dead = deadWhy(job);
+        if (!expired && dead === null) continue;
+        const why = `lease of ${job.lease_owner ?? 'unknown owner'} lost (${dead ?? 'lease expired: process died or stalled'}) during attempt ${job.attempts}`;
         const values =
           job.attempts >= job.max_attempts
             ? { state: 'failed' as const, finished_at: now, last_error: `gave up after ${job.attempts} attempts: ${why}`, error_code: 'lease_lost' }

@@ -7,6 +7,7 @@ import { CaptureNotices } from './captures/notices.ts';
 import { CaptureService } from './captures/service.ts';
 import { ClusterDuties } from './cluster/duties.ts';
 import { instanceId } from './cluster/instance-id.ts';
+import { LIVE_HEARTBEATS } from './cluster/live.ts';
 import { NodePresence } from './cluster/node-presence.ts';
 import { HealthChecks } from './doctor/health.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
@@ -107,7 +108,11 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     onReported: (peer) => directory.forget(peer),
     events,
     reportWriters: opts.reportWriters,
-    retention: { onError: (err) => log.warn('rig history retention failed', { error: String(err) }) },
+    retention: {
+      onError: (err) => log.warn('rig history retention failed', { error: String(err) }),
+      onPruned: (run) =>
+        log.info('rig history retention', { removed: run.removed, received_before: run.cutoff.toISOString(), measured_from: run.reference.toISOString(), retention_days: config.rigs.history_retention_days }),
+    },
   });
   const uploads = new UploadService(db, storage, directory, config, log, events);
   const captures = new CaptureService(db, storage, config, log);
@@ -119,12 +124,17 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   metrics.setInstance(instance);
   const heartbeatMs = config.cluster.heartbeat_s * 1000;
   // First to start: a node whose instance id is taken starts nothing else.
-  const presence = new NodePresence(db, () => instance, heartbeatMs, log);
+  const presence = new NodePresence(db, () => instance, heartbeatMs, log, db.dialect.name === 'sqlite' ? config.data_dir : undefined);
   // Upload expiry and retention: on one node at a time (every node on SQLite's one).
   const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention, new AuditRetention(db, config.audit.retention_days, log)], heartbeatMs, log);
-  const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties, auditTally];
+  // Uploads stored but never handed over (killed between the two steps): handed over at start.
+  const handOver: BackgroundTask = {
+    start: () => uploads.recoverHandOvers().then(() => undefined, (err) => log.warn('handing over uploads left without a capture failed', { error: String(err) })),
+    stop: async () => undefined,
+  };
+  const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties, auditTally, handOver];
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
-  background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance }));
+  background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance, nodeStaleMs: LIVE_HEARTBEATS * heartbeatMs }));
   let started: BackgroundTask[] = [];
   let closed = false;
   return {

@@ -3,7 +3,7 @@
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
 import { rigd, serveProcess } from '../helpers/cli.ts';
-import { withDb } from '../helpers/dialect.ts';
+import { onPostgres, withDb } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const line = (out: string, check: string) => out.split('\n').find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l)) ?? '';
@@ -27,14 +27,25 @@ test('doctor nodes: none, one live, one gone quiet, one stopped cleanly', async 
   t.match(line(res.stdout, 'nodes'), /^ok\s+nodes\s+no live node \(rigd serve is not running\)$/, 'a fresh install: no node');
 
   const a = await serveProcess({ ...env, RIGD_CLUSTER_INSTANCE_ID: 'gw-a' });
-  const b = await serveProcess({ ...env, RIGD_CLUSTER_INSTANCE_ID: 'gw-b' });
+  // SQLite: one rigd serve per data_dir, so gw-b runs (and stops cleanly) before gw-a starts.
+  const b = onPostgres ? await serveProcess({ ...env, RIGD_CLUSTER_INSTANCE_ID: 'gw-b' }) : null;
   try {
     res = await rigd(['doctor', '--json'], { env });
     const nodes = (JSON.parse(res.stdout) as { checks: { check: string; status: string; message: string }[] }).checks.find((c) => c.check === 'nodes');
-    t.equal(nodes?.status, 'ok', '--json: two live nodes are ok');
-    t.match(nodes?.message ?? '', new RegExp(`^2 live: gw-a \\(.+, pid ${a.child.pid}, rigd \\S+, heartbeat \\d+ s ago\\); gw-b \\(.+, pid ${b.child.pid}, `), 'each live node named with its pid, version and last heartbeat');
-
-    t.equal(await b.stop(), 0, 'gw-b stops cleanly');
+    t.equal(nodes?.status, 'ok', '--json: live nodes are ok');
+    if (b) {
+      t.match(nodes?.message ?? '', new RegExp(`^2 live: gw-a \\(.+, pid ${a.child.pid}, rigd \\S+, heartbeat \\d+ s ago\\); gw-b \\(.+, pid ${b.child.pid}, `), 'each live node named with its pid, version and last heartbeat');
+      t.equal(await b.stop(), 0, 'gw-b stops cleanly');
+    } else {
+      t.match(nodes?.message ?? '', new RegExp(`^1 live: gw-a \\(.+, pid ${a.child.pid}, rigd \\S+, heartbeat \\d+ s ago\\)$`), 'the live node named with its pid, version and last heartbeat');
+      const second = await rigd(['serve', '--port', '0', '--host', '127.0.0.1'], { env: { ...env, RIGD_CLUSTER_INSTANCE_ID: 'gw-b' } });
+      t.equal(second.code, 1, 'SQLite: gw-b on the same data_dir is refused');
+      // A node that ran here earlier and stopped cleanly.
+      const db = await openDatabase(...withDb(dataDir));
+      const at = new Date();
+      await db.writes.run((transaction) => db.models.Node.create({ instance_id: 'gw-b', run_id: 'r', hostname: 'gw', pid: 2, version: '0.1.0', started_at: at, heartbeat_at: at, stopped_at: at }, { transaction }));
+      await db.close();
+    }
     a.child.kill('SIGKILL');
     await new Promise((r) => a.child.once('exit', r));
     await ageHeartbeat(dataDir, 'gw-a', 120);
@@ -47,6 +58,6 @@ test('doctor nodes: none, one live, one gone quiet, one stopped cleanly', async 
     res = await rigd(['doctor'], { env });
     t.match(line(res.stdout, 'nodes'), /^ok\s+nodes\s+no live node/, 'a node quiet for over a day is no longer listed');
   } finally {
-    for (const p of [a, b]) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    for (const p of [a, b]) if (p && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   }
 });

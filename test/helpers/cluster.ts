@@ -10,7 +10,7 @@
 //   await c.node('node-a').stop('SIGKILL');
 //   await c.close();
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createReadStream, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Client as MinioClient } from 'minio';
@@ -84,6 +84,11 @@ export interface ClusterOptions {
   databaseUrl?: string;
   /** The rigs' namespace: its address, gateway and vpn.cidr. @default RIG_ADDR, RIG_GW, RIG_CIDR */
   rigNet?: { addr: string; gw: string; cidr: string };
+  /**
+   * Every node with this one host name, each in a PID namespace of its own where rigd is PID 1 (as
+   * containers run it): host name and pid tell no node from another. @default host-<id>, own pids
+   */
+  sameHost?: string;
 }
 
 function freePort(): Promise<number> {
@@ -115,17 +120,26 @@ function nodeEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, UV_THREADPOOL_SIZE: '16' };
 }
 
+/** The one child of a process (unshare --fork's), read from /proc. */
+function forkedChild(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  if (children.length !== 1) throw new Error(`process ${pid} has ${children.length} children, expected 1`);
+  return Number(children[0]);
+}
+
 /** Nodes still running when the test process exits (a failed assertion, Ctrl-C) are killed with it. */
 const live = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-function makeNode(id: string, port: number, gw: string, config: Record<string, unknown>): ClusterNode {
+function makeNode(id: string, port: number, gw: string, config: Record<string, unknown>, sameHost?: string): ClusterNode {
   const dataDir = tmpDir(`rigd-${id}-`);
   const configFile = path.join(dataDir, 'config.yaml');
   writeFileSync(configFile, stringify(merge(config, { server: { port }, data_dir: dataDir, cluster: { instance_id: id } })));
   let child: ChildProcess | undefined;
+  /** rigd's pid as this process sees it (in a PID namespace, the child of unshare). */
+  let rigdPid: number | undefined;
   let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> = Promise.resolve({ code: null, signal: null });
   let out = '';
   const node: ClusterNode = {
@@ -135,7 +149,7 @@ function makeNode(id: string, port: number, gw: string, config: Record<string, u
     configFile,
     url: `http://127.0.0.1:${port}`,
     rigUrl: `http://${gw}:${port}`,
-    pid: () => child?.pid,
+    pid: () => rigdPid ?? child?.pid,
     running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
     output: () => out,
     start() {
@@ -143,8 +157,12 @@ function makeNode(id: string, port: number, gw: string, config: Record<string, u
         // A UTS namespace of its own, host name `host-<id>`: as on two machines, a node cannot tell
         // from another's lease that its process is gone, and waits for the lease to run out. The
         // shell execs node, so the child's pid is rigd's (SIGKILL reaches it).
-        const argv = ['--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', `host-${id}`, process.execPath, RIGD, '--config', configFile, 'serve'];
+        // sameHost: one host name for all, and a PID namespace each (unshare forks; the shell it
+        // starts is PID 1 there and execs node, so rigd is PID 1; signals go to rigd's own pid).
+        const ns = sameHost ? ['--uts', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'] : ['--uts'];
+        const argv = [...ns, '--', 'sh', '-c', 'hostname "$0" && exec "$@"', sameHost ?? `host-${id}`, process.execPath, RIGD, '--config', configFile, 'serve'];
         const proc = spawn('unshare', argv, { env: nodeEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+        rigdPid = undefined;
         child = proc;
         live.add(proc);
         exited = new Promise((res) => proc.once('exit', (code, signal) => (live.delete(proc), res({ code, signal }))));
@@ -158,6 +176,7 @@ function makeNode(id: string, port: number, gw: string, config: Record<string, u
           if (!ready && /rigd listening on http:\/\/\S+/.test(out)) {
             ready = true;
             clearTimeout(timer);
+            if (sameHost) rigdPid = forkedChild(proc.pid!);
             resolve();
           }
         });
@@ -169,7 +188,10 @@ function makeNode(id: string, port: number, gw: string, config: Record<string, u
       });
     },
     async stop(signal = 'SIGTERM') {
-      if (node.running()) child!.kill(signal);
+      if (node.running()) {
+        if (rigdPid !== undefined) process.kill(rigdPid, signal);
+        else child!.kill(signal);
+      }
       return exited;
     },
     cli: (args, input) => rigd(['--config', configFile, ...args], { env: nodeEnv() as Record<string, string>, input, timeoutMs: 60_000 }),
@@ -219,7 +241,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       },
       opts.config ?? {},
     );
-    for (const id of opts.ids ?? ['node-a', 'node-b']) nodes.push(makeNode(id, await freePort(), rigNet.gw, base));
+    for (const id of opts.ids ?? ['node-a', 'node-b']) nodes.push(makeNode(id, await freePort(), rigNet.gw, base, opts.sameHost));
     if (opts.start !== false) await Promise.all(nodes.map((n) => n.start()));
   } catch (err) {
     await close();

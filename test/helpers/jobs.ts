@@ -79,6 +79,8 @@ export interface WorkerOptions {
   jobMs?: number;
   leaseMs?: number;
   pollMs?: number;
+  /** Run as node NAME of the registry (registered, heartbeat every 100 ms), as rigd serve does. */
+  node?: string;
 }
 
 export interface Worker {

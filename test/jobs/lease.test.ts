@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process';
-import { hostname } from 'node:os';
 import test from 'tape';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import { getJob } from '../../src/jobs/read.ts';
@@ -22,37 +20,69 @@ async function queued(db: Database, maxAttempts = 5): Promise<number> {
   return (await db.writes.run((transaction) => enqueue('work', {}, { transaction, maxAttempts }))).id;
 }
 
-function deadPid(): number {
-  const { pid } = spawnSync(process.execPath, ['-e', '']);
-  return pid!;
+/** Registers node `id` (its heartbeat `ageMs` old, or stopped) as the registry would hold it. */
+async function registered(db: Database, id: string, ageMs: number, opts: { stopped?: boolean; startedAgoMs?: number } = {}): Promise<void> {
+  const now = Date.now();
+  await db.writes.run((transaction) =>
+    db.models.Node.create(
+      {
+        instance_id: id,
+        run_id: `run-${id}`,
+        hostname: 'gateway',
+        pid: 1,
+        version: '0.1.0',
+        started_at: new Date(now - (opts.startedAgoMs ?? 120_000)),
+        heartbeat_at: new Date(now - ageMs),
+        stopped_at: opts.stopped ? new Date(now) : null,
+      },
+      { transaction },
+    ),
+  );
 }
 
-test('at start, jobs of a dead process on this host are reclaimed; live or foreign leases wait', async (t) => {
+test('jobs of a node the registry knows dead (stopped, silent, restarted) are reclaimed at once; live, unknown or foreign leases wait', async (t) => {
   const db = await openDatabase(...withDb(tempDataDir()));
   const ran: number[] = [];
-  const runner = new JobRunner(db, { pollMs: 50 });
+  const runner = new JobRunner(db, { pollMs: 50, nodeStaleMs: 3000 });
   runner.handle('work', async (job) => void ran.push(job.id));
   try {
-    const dead = await queued(db);
-    const deadOnLastAttempt = await queued(db, 2);
-    const foreign = await queued(db);
-    const alive = await queued(db);
-    await markRunning(db, dead, `${hostname()}/${deadPid()}/aa11`, 60_000);
-    await markRunning(db, deadOnLastAttempt, `${hostname()}/${deadPid()}/bb22`, 60_000, 2);
-    await markRunning(db, foreign, 'another-gateway/4242/cc33', 60_000);
-    await markRunning(db, alive, `${hostname()}/${process.ppid}/dd44`, 60_000);
+    const silent = await queued(db);
+    const silentOnLastAttempt = await queued(db, 2);
+    const stopped = await queued(db);
+    const restarted = await queued(db);
+    const live = await queued(db);
+    const unknown = await queued(db);
+    const noNode = await queued(db);
+    // Every node: host name "gateway", pid 1 (containers); only the registry tells them apart.
+    await registered(db, 'gw-silent', 10_000);
+    await registered(db, 'gw-stopped', 0, { stopped: true });
+    await registered(db, 'gw-restarted', 0, { startedAgoMs: 0 });
+    await registered(db, 'gw-live', 0);
+    await markRunning(db, silent, 'gw-silent/aa11', 60_000);
+    await markRunning(db, silentOnLastAttempt, 'gw-silent/bb22', 60_000, 2);
+    await markRunning(db, stopped, 'gw-stopped/cc33', 60_000);
+    await markRunning(db, live, 'gw-live/dd44', 60_000);
+    await markRunning(db, unknown, 'gw-unknown/ee55', 60_000);
+    await markRunning(db, noNode, '/ff66', 60_000);
+    // Claimed a minute ago, before the node's current run started.
+    await db.writes.run((transaction) =>
+      db.models.Job.update({ state: 'running', lease_owner: 'gw-restarted/aa77', lease_expires_at: new Date(Date.now() + 60_000), attempts: 1, started_at: new Date(Date.now() - 60_000) }, { where: { id: restarted }, transaction }),
+    );
     await runner.start();
-    await waitFor(async () => (await getJob(db, dead))?.state === 'done', 5000, 'reclaimed job done');
+    for (const id of [silent, stopped, restarted]) await waitFor(async () => (await getJob(db, id))?.state === 'done', 5000, `reclaimed job ${id} done`);
     await sleep(300);
-    const d = await getJob(db, dead);
+    const d = await getJob(db, silent);
     t.equal(d?.attempts, 2, 'attempts kept across the reclaim (1 before, 1 now)');
-    t.match(d?.lastError ?? '', /lease of .*aa11 lost/, 'the reclaim is recorded as the last error');
-    const last = await getJob(db, deadOnLastAttempt);
+    t.match(d?.lastError ?? '', /lease of gw-silent\/aa11 lost \(node gw-silent silent for \d+ s\)/, `the reclaim is recorded as the last error: ${d?.lastError}`);
+    t.match((await getJob(db, stopped))?.lastError ?? '', /node gw-stopped stopped/, 'a stopped node\'s job: reclaimed');
+    t.match((await getJob(db, restarted))?.lastError ?? '', /node gw-restarted restarted since the claim/, 'a job claimed before its node restarted: reclaimed');
+    const last = await getJob(db, silentOnLastAttempt);
     t.equal(last?.state, 'failed', 'a job whose runner died on its last attempt fails');
     t.match(last?.lastError ?? '', /gave up after 2 attempts/, 'with the reason');
-    t.equal((await getJob(db, foreign))?.state, 'running', 'a lease of another host waits for its expiry');
-    t.equal((await getJob(db, alive))?.state, 'running', 'a lease of a live process waits for its expiry');
-    t.deepEqual(ran, [dead], 'only the reclaimed job ran');
+    t.equal((await getJob(db, live))?.state, 'running', 'a lease of a live node (same host name and pid as the others) waits for its expiry');
+    t.equal((await getJob(db, unknown))?.state, 'running', 'a lease of a node not in the registry waits for its expiry');
+    t.equal((await getJob(db, noNode))?.state, 'running', 'a lease of a runner outside any node waits for its expiry');
+    t.deepEqual(ran.sort((x, y) => x - y), [silent, stopped, restarted].sort((x, y) => x - y), 'only the reclaimed jobs ran');
   } finally {
     await runner.stop();
     await db.close();

@@ -12,14 +12,14 @@ function countBy(records: { id: number }[]): Map<number, number> {
   return counts;
 }
 
-test('a runner killed with SIGKILL mid-job: the next runner reclaims it and it completes exactly once', async (t) => {
+test('a node\'s runner killed with SIGKILL mid-job: once its heartbeats stop, another node reclaims it and it completes exactly once', async (t) => {
   const dataDir = tempDataDir();
   const db = await openDatabase(dataDir, testDb(dataDir));
-  const runner = new JobRunner(db, { pollMs: 100, progressIntervalMs: 100 });
+  const runner = new JobRunner(db, { pollMs: 100, progressIntervalMs: 100, node: 'gw-b', nodeStaleMs: 1000 });
   try {
     const { id } = await db.writes.run((transaction) => enqueue('work', { key: 'capture.sqlite' }, { transaction }));
-    // A long lease: recovery must come from knowing the previous process is dead, not from expiry.
-    const worker = spawnWorker({ dataDir, jobMs: 4000, leaseMs: 60_000 });
+    // A long lease: recovery must come from the registry (the node's heartbeats stopped), not from expiry.
+    const worker = spawnWorker({ dataDir, jobMs: 4000, leaseMs: 60_000, node: 'gw-a' });
     const owner = await worker.ready;
     t.equal(await worker.nextStart(), id, 'the child started the job');
     await waitFor(async () => ((await getJob(db, id))?.progress?.bytes ?? 0) >= 2, 5000, 'progress from the child');

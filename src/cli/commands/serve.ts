@@ -7,7 +7,7 @@ import { markServing } from '../../services/server-presence.ts';
 import { hostPort, listen } from '../../server/listen.ts';
 import { createServer } from '../../server/server.ts';
 import { configFor } from '../context.ts';
-import { UsageError } from '../fail.ts';
+import { keepRunningWhenOutputCloses, UsageError } from '../fail.ts';
 
 interface ServeOptions {
   port?: string;
@@ -47,6 +47,8 @@ async function refuseRootOnServiceData(dataDir: string): Promise<void> {
 }
 
 export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
+  // Whoever reads its output may go away (`rigd serve | head -1`, a journal restarting): serving goes on.
+  keepRunningWhenOutputCloses();
   const overrides: Record<string, Record<string, unknown>> = { server: {} };
   if (opts.port !== undefined) {
     if (!/^\d{1,5}$/.test(opts.port) || Number(opts.port) > 65535) throw new UsageError(`--port must be 0-65535, got "${opts.port}"`);
@@ -63,6 +65,12 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   const format = chooseLogFormat(config.log.format, process.stdout.isTTY === true);
   const log = createLogger(config.log.level, undefined, {}, { format, async: true });
   process.on('exit', () => log.flush?.());
+  // logrotate's postrotate (and a terminal that closes) sends SIGHUP: rigd writes its log to stdout
+  // (the journal under systemd), so there is no file to reopen. It says so and keeps serving.
+  process.on('SIGHUP', () => {
+    log.info('SIGHUP received: logs go to stdout, nothing to reopen; still serving', { signal: 'SIGHUP' });
+    log.flush?.();
+  });
   // A database that cannot be opened throws CannotStart here, with nothing left open.
   const app = await openApp(config, { log });
   let server: Awaited<ReturnType<typeof createServer>>;
@@ -102,6 +110,14 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // A clock that was ahead (and stamped reports with its future) and has been set right since.
+  const ahead = await app.rigs.retention.aheadOfClock().catch(() => null);
+  if (ahead) {
+    log.warn('the newest stored report lies ahead of this clock: the clock was ahead when it was stored, or is behind now (check NTP: timedatectl)', {
+      newest_report: ahead.newest.toISOString(),
+      ahead_s: Math.round(ahead.aheadMs / 1000),
+    });
+  }
   // rigd restore refuses while this marker names a live process.
   const unmark = markServing(config.data_dir);
   process.on('exit', unmark);

@@ -17,4 +17,5 @@ export const MIGRATION_NAMES = [
   '20261126-0261-01-rig-identity',
   '20261126-0261-02-job-groups',
   '20261126-0262-01-audit-log',
+  '20261126-0272-21-node-run-id',
 ] as const;

@@ -8,6 +8,8 @@ export class Node extends Model<InferAttributes<Node>, InferCreationAttributes<N
   declare pid: number;
   /** The rigd version it runs. */
   declare version: string;
+  /** Random per process run: heartbeats and the clean stop match it (never host name + pid). */
+  declare run_id: CreationOptional<string | null>;
   declare started_at: Date;
   declare heartbeat_at: Date;
   /** Set on a clean shutdown; null while it runs (or after it died). */
@@ -22,6 +24,7 @@ export class Node extends Model<InferAttributes<Node>, InferCreationAttributes<N
         hostname: { type: DataTypes.STRING(255), allowNull: false },
         pid: { type: DataTypes.INTEGER, allowNull: false },
         version: { type: DataTypes.STRING(64), allowNull: false },
+        run_id: { type: DataTypes.STRING(32), allowNull: true },
         started_at: { type: DataTypes.DATE, allowNull: false },
         heartbeat_at: { type: DataTypes.DATE, allowNull: false },
         stopped_at: { type: DataTypes.DATE, allowNull: true },

@@ -91,7 +91,7 @@ export function registerErrors(server: Server, log: Logger): void {
   addResponseStep(server, (request, h, response) => {
     if (!Boom.isBoom(response)) return response;
     const e = toHttpError(response, request.app.requestId);
-    if (e.status === 503 && (e.code === 'disk_full' || e.code === 'database_read_only')) {
+    if (e.status === 503 && (e.code === 'disk_full' || e.code === 'database_read_only' || e.code === 'disk_failing')) {
       log.warn('write refused', { request_id: request.app.requestId, method: request.method, path: request.path, code: e.code, error: e.message });
     } else if (e.status >= 500 && !(response instanceof DomainError)) {
       log.error('request failed', {

@@ -39,7 +39,7 @@ export function healthRoutes(app: App): ServerRoute[] {
         app: { vpn: 'health' },
         handler: async (_request, h) => {
           let database_write: Check = 'ok';
-          const [database, storage, disk_space, data_files] = await Promise.all([
+          const [database, storage, disk_space, data_files, disk_write] = await Promise.all([
             bounded('database', async () => {
               await app.db.ping();
               database_write = await app.health.databaseWrite();
@@ -47,8 +47,9 @@ export function healthRoutes(app: App): ServerRoute[] {
             bounded('storage', () => app.storage.ping()),
             app.health.diskSpace(),
             app.health.dataFiles(),
+            app.health.diskWrite(),
           ]);
-          const checks: Record<string, Check> = { process: 'ok', database, database_write, storage, disk_space, data_files };
+          const checks: Record<string, Check> = { process: 'ok', database, database_write, storage, disk_space, data_files, disk_write };
           const failing = Object.keys(checks).filter((k) => checks[k] !== 'ok');
           const ok = failing.length === 0;
           const body = { status: ok ? 'ok' : 'unavailable', ...(ok ? {} : { failing }), checks, uptime_s: Math.round(process.uptime()) };

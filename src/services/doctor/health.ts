@@ -3,7 +3,8 @@
  * - disk_space: free space in data_dir's file system is at least server.min_free_mb;
  * - database_write: the last write committed (after a failed one, a probe write shows whether the
  *   database takes writes again, so health recovers without waiting for traffic);
- * - data_files: every file directly in data_dir is writable by this process.
+ * - data_files: every file directly in data_dir is writable by this process;
+ * - disk_write: a few bytes written and synced in data_dir (read-only remount, failing disk).
  * statfs and the directory scan are cached briefly: /healthz may be polled often, and rig reports
  * never wait on them.
  */
@@ -12,6 +13,7 @@ import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../db/index.ts';
 import { describeUnwritable, unwritableDataFiles, type Identity } from '../data-files.ts';
+import { probeDataDirWrite } from './files.ts';
 
 /** 'ok', or what is wrong. */
 export type CheckResult = string;
@@ -65,6 +67,9 @@ export class HealthChecks {
     const bad = unwritableDataFiles(this.#dataDir, processIdentity());
     return bad.length === 0 ? 'ok' : `rigd cannot write ${describeUnwritable(bad)}`;
   });
+
+  /** A write and sync in data_dir (files.ts): a read-only remount or a failing disk shows at the next poll. */
+  readonly diskWrite = cached(() => probeDataDirWrite(this.#dataDir));
 
   /** Whether the database takes writes: the last write's outcome, re-probed while it is a failure. */
   async databaseWrite(): Promise<CheckResult> {

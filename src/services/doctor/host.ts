@@ -3,6 +3,7 @@ import { access, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { readOnlyMount } from '../../db/read-only-mount.ts';
 import { errorText, fail, ok, warn, type Finding } from './finding.ts';
 
 /** Free space below which doctor warns, and below which it fails. */
@@ -14,11 +15,23 @@ function gib(bytes: number): string {
 }
 
 /**
- * data_dir exists, may be written (asked with access(2), so doctor writes nothing: a read-only
- * mount says EROFS), and has room.
+ * data_dir exists, is not on a read-only mount (/proc/self/mountinfo), may be written (asked with
+ * access(2), so doctor writes nothing), and has room.
  */
 export async function checkDataDir(dataDir: string): Promise<Finding[]> {
   const dir = path.resolve(dataDir);
+  // The mount's flags first: a file system the kernel made read-only after an error (ext4
+  // errors=remount-ro) may still answer access(2) as writable for a while.
+  const ro = readOnlyMount(dir);
+  if (ro) {
+    return [
+      fail(
+        'data_dir',
+        `${dir} is on a read-only file system (${ro.mountPoint} on ${ro.source}, ${ro.fsType}): rigd cannot store anything`,
+        `if the kernel remounted it after an error, check the disk (dmesg; fsck ${ro.source}) and replace it if it is failing; then remount it read-write (mount -o remount,rw ${ro.mountPoint}) and restart rigd`,
+      ),
+    ];
+  }
   try {
     await access(dir, constants.W_OK | constants.X_OK);
   } catch (err) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { isPostgresUrl } from '../../db/database-url.ts';
 import { DB_FILE } from '../../db/file.ts';
+import { serveLockHeld } from '../../db/serve-lock.ts';
 import { openSqliteReadOnly } from '../../db/sqlite-read-only.ts';
 import { LIVE_HEARTBEATS } from '../cluster/live.ts';
 import { errorText, ok, warn, type Finding } from './finding.ts';
@@ -37,6 +38,16 @@ export async function checkNodes(config: Readonly<Config>): Promise<Finding> {
   if (nodes === null) return ok('nodes', 'no node registry yet (rigd serve or rigd migrate creates it)');
   const live = nodes.filter((n) => !n.stopped && n.ageS < liveS);
   const lost = nodes.filter((n) => !n.stopped && n.ageS >= liveS);
+  // SQLite: a rigd serve that cannot write (read-only or failing disk) cannot heartbeat either, but
+  // it still holds data_dir's serve lock: it runs, and cannot write.
+  if (live.length === 0 && !isPostgresUrl(config.database.url) && (await serveLockHeld(config.data_dir)) === true) {
+    const last = [...lost].sort((x, y) => x.ageS - y.ageS)[0];
+    return warn(
+      'nodes',
+      `rigd serve runs (it holds ${path.join(config.data_dir, 'serve.lock')})${last ? ` as ${describe(last)}` : ''} but cannot write its heartbeat: it cannot write the database`,
+      'see the data_dir and database lines above (read-only or failing disk?) and its journal (journalctl -u rigd)',
+    );
+  }
   const liveText = live.length ? `${live.length} live: ${live.map(describe).join('; ')}` : 'no live node (rigd serve is not running)';
   if (lost.length === 0) return ok('nodes', liveText);
   return warn(

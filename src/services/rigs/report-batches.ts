@@ -13,7 +13,8 @@ import type { RigReportInput } from './report-input.ts';
 
 export interface QueuedReport extends RigReportInput {
   peer: string;
-  receivedAt: Date;
+  /** null: received now by the database's clock (src/db/rig-reports.ts); a Date only from an injected clock. */
+  receivedAt: Date | null;
 }
 
 /** A queued report as the row it stores. */
@@ -77,9 +78,11 @@ export class ReportBatches {
     const ids = [...new Set(items.map((i) => i.rigId))];
     const rigs = await readBindings(this.#db, ids, t);
     const newcomers = [...new Set(items.filter((i) => !rigs.has(i.rigId)).map((i) => i.peer))];
-    const earliest = items.reduce((a, i) => (i.receivedAt < a ? i.receivedAt : a), items[0]!.receivedAt);
+    // The registration window is judged by this node's clock unless a clock was injected.
+    const times = items.map((i) => i.receivedAt ?? new Date());
+    const earliest = times.reduce((a, d) => (d < a ? d : a), times[0]!);
     const registrations = await readRegistrations(this.#db, newcomers, registrationWindowStart(earliest), t);
-    const verdicts = judgeBatch(this.#config.rigs, items, rigs, registrations);
+    const verdicts = judgeBatch(this.#config.rigs, items.map((item, k) => ({ ...item, receivedAt: times[k]! })), rigs, registrations);
     const judged: Judged = { verdicts, rows: [], bindings: [], registered: [] };
     verdicts.forEach((v, i) => {
       const item = items[i]!;

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/index.ts';
-import { deleteReportsBefore } from '../../db/rig-reports.ts';
+import { dbNow } from '../../db/clock.ts';
+import { deleteReportsBefore, newestReportAt } from '../../db/rig-reports.ts';
 import { sqlTime } from './history.ts';
 
 export interface RetentionOptions {
@@ -13,13 +14,25 @@ export interface RetentionOptions {
   pauseMs?: number;
   /** Told about a failed scheduled run (the next run retries). @default ignore */
   onError?: (err: unknown) => void;
+  /** Told what each scheduled run removed (to log it). @default ignore */
+  onPruned?: (run: PruneRun) => void;
+}
+
+/** One run: how many reports it removed, those received before `cutoff`, measured from `reference`. */
+export interface PruneRun {
+  removed: number;
+  cutoff: Date;
+  /** The earlier of the clock's now and the newest stored report. */
+  reference: Date;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Keeps the rig report history bounded: rows older than rigs.history_retention_days are deleted
- * in small batches, each its own short transaction on the write path. Report batches queued in
+ * in small batches, each its own short transaction on the write path. The window is measured from
+ * the earlier of now (the database's clock) and the newest stored report: a clock set far ahead
+ * never makes the whole history look old. Report batches queued in
  * the meantime commit between two prune batches, so reports never wait behind a whole run.
  */
 export class RigRetention {
@@ -30,6 +43,7 @@ export class RigRetention {
   readonly #firstRunMs: number;
   readonly #pauseMs: number;
   readonly #onError: (err: unknown) => void;
+  readonly #onPruned: (run: PruneRun) => void;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<number> | null = null;
   #stopped = false;
@@ -42,6 +56,7 @@ export class RigRetention {
     this.#firstRunMs = opts.firstRunMs ?? 30_000;
     this.#pauseMs = opts.pauseMs ?? 20;
     this.#onError = opts.onError ?? (() => {});
+    this.#onPruned = opts.onPruned ?? (() => {});
   }
 
   /** The oldest received_at kept at `now`. */
@@ -57,6 +72,21 @@ export class RigRetention {
     });
     this.#running = run;
     return run;
+  }
+
+  /** The scheduled run: the window measured from min(now, newest stored report); resolves with what it removed. */
+  async pruneByNewest(): Promise<PruneRun> {
+    const [now, newest] = await Promise.all([dbNow(this.#db.sequelize), newestReportAt(this.#db)]);
+    const reference = newest !== null && newest.getTime() < now.getTime() ? newest : now;
+    const removed = await this.prune(reference);
+    return { removed, cutoff: this.cutoff(reference), reference };
+  }
+
+  /** How far the newest stored report lies ahead of the clock (ms), or null when it does not. */
+  async aheadOfClock(): Promise<{ newest: Date; aheadMs: number } | null> {
+    const [now, newest] = await Promise.all([dbNow(this.#db.sequelize), newestReportAt(this.#db)]);
+    if (newest === null || newest.getTime() <= now.getTime()) return null;
+    return { newest, aheadMs: newest.getTime() - now.getTime() };
   }
 
   async #prune(cutoff: Date): Promise<number> {
@@ -80,8 +110,8 @@ export class RigRetention {
     this.#stopped = false;
     const tick = (delay: number) => {
       this.#timer = setTimeout(() => {
-        this.prune()
-          .catch(this.#onError)
+        this.pruneByNewest()
+          .then(this.#onPruned, this.#onError)
           .finally(() => {
             if (!this.#stopped) tick(this.#intervalMs);
           });

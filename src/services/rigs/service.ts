@@ -37,7 +37,7 @@ export interface RigView {
 }
 
 /** One history row (device location record): a stored report without its rig id. */
-export type RigReportView = Omit<ReportRow, 'rig_id'>;
+export type RigReportView = Omit<ReportRow, 'rig_id' | 'received_at'> & { received_at: Date };
 
 export interface HistoryQuery {
   since?: Date;
@@ -58,6 +58,7 @@ export class RigService {
   readonly #config: Readonly<Config>;
   readonly #reports: ReportBatches;
   readonly #now: () => Date;
+  readonly #fixedClock: boolean;
   readonly #onReported: (peer: string) => void;
   readonly #events: RecordIdentityEvent;
 
@@ -78,6 +79,7 @@ export class RigService {
     this.#db = db;
     this.#config = config;
     this.#now = opts.now ?? (() => new Date());
+    this.#fixedClock = opts.now !== undefined;
     this.#onReported = opts.onReported ?? (() => undefined);
     this.#events = opts.events ?? identityEvents(silentLogger);
     this.#reports = new ReportBatches(db, config, opts.reportWriters ?? db.writes.besideWrites);
@@ -94,7 +96,7 @@ export class RigService {
   async report(rawId: string, payload: unknown, peer: string): Promise<void> {
     const input = parseRigReport(rawId, payload);
     if (!isIP(peer)) throw new InvalidInput('the client address is unknown');
-    const verdict = await this.#reports.submit({ ...input, peer, receivedAt: this.#now() });
+    const verdict = await this.#reports.submit({ ...input, peer, receivedAt: this.#fixedClock ? this.#now() : null });
     if (verdict.event) this.#events(verdict.event.kind, verdict.event.details);
     if (verdict.kind === 'refuse') throw verdict.error;
     this.#onReported(peer);

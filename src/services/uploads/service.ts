@@ -1,8 +1,10 @@
 import type { Readable } from 'node:stream';
 import { Op, type Transaction } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
+import { testStopPoint } from '../../config/test-stop.ts';
 import type { Batcher, Database } from '../../db/index.ts';
 import type { Upload, UploadState } from '../../db/models/upload.ts';
+import { uploadsWithoutCapture } from '../../db/handover.ts';
 import { insertReservations } from '../../db/reservations.ts';
 import type { Logger } from '../../log.ts';
 import type { ObjectInfo } from '../../storage/contract.ts';
@@ -242,12 +244,38 @@ export class UploadService {
     });
     await upload.reload();
     if (done === 0 && upload.etag === info.etag) return;
+    // Stored, not yet handed over (a second transaction): a process that dies here leaves an
+    // upload without its capture, which recoverHandOvers() hands over at the next start.
+    testStopPoint('upload-handover');
+    await this.#handOver(upload);
+  }
+
+  async #handOver(upload: Upload): Promise<void> {
     for (const listener of this.#listeners) {
       try {
         await listener(upload);
       } catch (err) {
         this.log.error('upload listener failed', { upload_id: upload.id, key: upload.key, error: String(err) });
       }
+    }
+  }
+
+  /**
+   * At start: uploads stored but never handed over (the process died between the two steps) are
+   * handed over now, oldest first. Idempotent: a capture of that version is found, not made twice.
+   */
+  async recoverHandOvers(): Promise<number> {
+    let recovered = 0;
+    for (let after = 0; ; ) {
+      const ids = await uploadsWithoutCapture(this.db, after, 100);
+      if (ids.length > 0) after = ids[ids.length - 1]!;
+      const rows = await this.db.models.Upload.findAll({ where: { id: ids }, order: [['id', 'ASC']] });
+      for (const upload of rows) {
+        this.log.warn('an upload stored before a restart had no capture; handing it over now', { upload_id: upload.id, key: upload.key });
+        await this.#handOver(upload);
+        recovered++;
+      }
+      if (ids.length < 100) return recovered;
     }
   }
 

@@ -60,18 +60,23 @@ test('the schedule runs prune and stops cleanly', async (t) => {
   const config = testConfig({ rigs: { history_retention_days: 1 } });
   const db = await openDatabase(config.data_dir, { url: config.database.url });
   const rigs = new RigService(db, config, { now: () => new Date(Date.now() - 2 * DAY) });
+  const current = new RigService(db, config);
   try {
     await rigs.report('rig1', { rig_serial: 'old' }, '10.144.0.1');
+    // The window is measured from the newest stored report (or now, if earlier): a fresh one.
+    await current.report('rig2', { rig_serial: 'fresh' }, '10.144.0.2');
     const errors: unknown[] = [];
-    const retention = new RigRetention(db, 1, { firstRunMs: 10, intervalMs: 50, onError: (e) => errors.push(e) });
+    const runs: { removed: number }[] = [];
+    const retention = new RigRetention(db, 1, { firstRunMs: 10, intervalMs: 50, onError: (e) => errors.push(e), onPruned: (run) => runs.push(run) });
     retention.start();
     const deadline = Date.now() + 5000;
-    while ((await db.models.RigReport.count()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    t.equal(await db.models.RigReport.count(), 0, 'the scheduled run deleted the old row');
+    while ((await db.models.RigReport.count()) > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    t.equal(await db.models.RigReport.count({ where: { serial: 'old' } }), 0, 'the scheduled run deleted the old row');
     await retention.stop();
+    t.equal(runs[0]?.removed, 1, 'and told what it removed');
     await rigs.report('rig1', { rig_serial: 'old2' }, '10.144.0.1');
     await new Promise((r) => setTimeout(r, 150));
-    t.equal(await db.models.RigReport.count(), 1, 'stopped: no further runs');
+    t.equal(await db.models.RigReport.count(), 2, 'stopped: no further runs');
     t.deepEqual(errors, [], 'no errors');
   } finally {
     await db.close();
