@@ -124,6 +124,6 @@ if (pgAdmin) await pgAdmin.end();
 if (failures.length) {
   process.stdout.write('\n# failures:\n' + failures.map((f) => `#   ${f}`).join('\n') + '\n');
 }
-process.stdout.write(`\n# ${files.length} files in ${elapsed()}\n`);
+process.stdout.write(`\n# ${files.length} file${files.length === 1 ? "" : "s"} in ${elapsed()}\n`);
 process.stdout.write(`${passed} passed, ${failed} failed, ${skipped} skipped\n`);
 process.exitCode = failed === 0 && passed + skipped > 0 ? 0 : 1;
