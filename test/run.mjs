@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts (or the files given) in its own node process with tsx,
-// streams the TAP output, and ends with one line: "N passed, N failed".
+// Runs every test/**/*.test.ts (or the files given), one file after another, each in its own node
+// process with tsx; streams the TAP output, prints "# file N of M, elapsed Ns: path" before each
+// file, and ends with one line: "N passed, N failed, N skipped". A skipped assertion (t.skip,
+// "ok N reason # SKIP") or a skipped test ({ skip: reason }, "# SKIP name reason") counts as
+// skipped, never as passed.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -43,6 +46,7 @@ async function freshDatabase() {
 
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 const failures = [];
 
 async function runFile(file) {
@@ -60,10 +64,13 @@ async function runFile(file) {
   }
 }
 
+const started = Date.now();
+const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+
 function runProcess(file, extraEnv) {
   return new Promise((resolve) => {
     const rel = path.relative(root, file);
-    process.stdout.write(`# file: ${rel}\n`);
+    process.stdout.write(`# file ${files.indexOf(file) + 1} of ${files.length}, elapsed ${elapsed()}: ${rel}\n`);
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -74,6 +81,8 @@ function runProcess(file, extraEnv) {
     let buf = '';
     let filePassed = 0;
     let fileFailed = 0;
+    let fileSkipped = 0; // skipped assertions: in the plan
+    let testsSkipped = 0; // skipped tests: a comment, not in the plan
     let planned = null;
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
@@ -82,7 +91,9 @@ function runProcess(file, extraEnv) {
       while ((nl = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
-        if (/^ok \d+/.test(line)) filePassed++;
+        if (/^ok \d+.*# skip\b/i.test(line)) fileSkipped++;
+        else if (/^# skip\b/i.test(line)) testsSkipped++;
+        else if (/^ok \d+/.test(line)) filePassed++;
         else if (/^not ok \d+/.test(line)) {
           fileFailed++;
           failures.push(`${rel}: ${line}`);
@@ -92,12 +103,13 @@ function runProcess(file, extraEnv) {
     child.on('close', (code, signal) => {
       passed += filePassed;
       failed += fileFailed;
+      skipped += fileSkipped + testsSkipped;
       if ((code !== 0 || signal) && fileFailed === 0) {
         failed++;
         failures.push(`${rel}: exited with ${signal ?? code} after ${filePassed} passing assertions`);
-      } else if (planned !== null && planned !== filePassed + fileFailed) {
+      } else if (planned !== null && planned !== filePassed + fileFailed + fileSkipped) {
         failed++;
-        failures.push(`${rel}: planned ${planned} assertions, saw ${filePassed + fileFailed}`);
+        failures.push(`${rel}: planned ${planned} assertions, saw ${filePassed + fileFailed + fileSkipped}`);
       } else if (planned === null && code === 0) {
         failed++;
         failures.push(`${rel}: ended without a TAP plan`);
@@ -112,5 +124,6 @@ if (pgAdmin) await pgAdmin.end();
 if (failures.length) {
   process.stdout.write('\n# failures:\n' + failures.map((f) => `#   ${f}`).join('\n') + '\n');
 }
-process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
-process.exitCode = failed === 0 && passed > 0 ? 0 : 1;
+process.stdout.write(`\n# ${files.length} file${files.length === 1 ? "" : "s"} in ${elapsed()}\n`);
+process.stdout.write(`${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+process.exitCode = failed === 0 && passed + skipped > 0 ? 0 : 1;

@@ -74,7 +74,7 @@ test('on PostgreSQL a fixed migration runs again and is recorded once, with all 
   try {
     await rejects(t, migrate(db.sequelize, dir, [...migrations, halfway]), /no_such_column/, 'the first run fails');
     if (!onPostgres) {
-      t.pass('SQLite: the half-applied migration would need its table dropped by hand before running again');
+      t.skip('PostgreSQL only: on SQLite the half-applied migration would need its table dropped by hand before running again');
       return;
     }
     const again: Migration = {

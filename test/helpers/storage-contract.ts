@@ -190,9 +190,9 @@ export function runContractSuite(name: string, factory: DriverFactory): void {
     }
   });
 
-  test(`${name}: teardown`, async (t) => {
+  // Teardown, no assertion: the driver's resources go with it.
+  test(`${name}: teardown`, async () => {
     await d.close();
-    t.pass('closed');
   });
 }
 

@@ -2,6 +2,9 @@
 // capture reads queued with the error (storage_error) and its job backs off (delays doubling); when
 // storage returns the capture is ingested. When storage never returns, the capture ends failed after
 // ingest.max_attempts with the last error and code. A job the reclaim gives up fails its capture.
+// Nothing here depends on how fast this machine is: storage faults are refused connections (not
+// timeouts), a storage answer may take up to 10 s, delays are read from the job rows the runner
+// wrote, and every bound is either a lower one (a job never runs before its time) or generous.
 import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -20,30 +23,40 @@ import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const files = tmpDir();
-const BASE_MS = 200;
+const BASE_MS = 400;
+/** A storage answer may take this long (s3rver runs in this process, beside the worker). */
+const STORAGE_TIMEOUT_MS = 10_000;
 
 function minioConfig(port: number, maxAttempts: number) {
   return testConfig({
-    storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'S3RVER', secret_key: 'S3RVER', timeout_ms: 500 } },
+    storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'S3RVER', secret_key: 'S3RVER', timeout_ms: STORAGE_TIMEOUT_MS } },
     ingest: { max_attempts: maxAttempts },
   });
 }
 
-function worker(app: App): CaptureWorker {
-  return new CaptureWorker(app.db, app.storage, app.config, silentLogger, { pollMs: 50, backoff: { baseMs: BASE_MS, jitter: 0 } });
+function worker(app: App, onRetry?: () => void): CaptureWorker {
+  return new CaptureWorker(app.db, app.storage, app.config, silentLogger, {
+    pollMs: 50,
+    backoff: { baseMs: BASE_MS, jitter: 0 },
+    onOutcome: (_kind, outcome) => (outcome === 'retry' ? onRetry?.() : undefined),
+  });
 }
 
-/** Delay before each retry as the runner scheduled it: run_after - updated_at of the job after each failed attempt. */
-async function watchBackoff(app: App, jobId: number, until: () => boolean): Promise<Map<number, number>> {
+/**
+ * Delay before each retry as the runner scheduled it: run_after - updated_at of the job, read when
+ * the runner reports a retry (the row is queued then, and stays so for at least the delay).
+ */
+function recordBackoff(app: App, jobId: () => number): { onRetry: () => void; delays: () => Promise<Map<number, number>> } {
   const delays = new Map<number, number>();
-  while (!until()) {
-    const job = await app.db.models.Job.findByPk(jobId);
-    if (job?.state === 'queued' && job.attempts > 0 && !delays.has(job.attempts)) {
-      delays.set(job.attempts, job.run_after.getTime() - job.updated_at.getTime());
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return delays;
+  const reads: Promise<void>[] = [];
+  const onRetry = () => {
+    reads.push(
+      app.db.models.Job.findByPk(jobId()).then((job) => {
+        if (job?.state === 'queued' && !delays.has(job.attempts)) delays.set(job.attempts, job.run_after.getTime() - job.updated_at.getTime());
+      }),
+    );
+  };
+  return { onRetry, delays: async () => (await Promise.all(reads), delays) };
 }
 
 test('storage down, then back: retried with backoff, then ingested', async (t) => {
@@ -52,7 +65,9 @@ test('storage down, then back: retried with backoff, then ingested', async (t) =
   let s3 = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
   await s3.run();
   const app = await openApp(minioConfig(port, 6));
-  const w = worker(app);
+  let jobId = 0;
+  const backoff = recordBackoff(app, () => jobId);
+  const w = worker(app, backoff.onRetry);
   try {
     await app.storage.ensureBucket();
     const made = await makeCapture(path.join(files, 'a.sqlite'));
@@ -60,31 +75,33 @@ test('storage down, then back: retried with backoff, then ingested', async (t) =
     t.equal(put.status, 200, 'stored in s3rver');
     const q = await app.captures.queueTarget('rig1/a.sqlite');
     t.equal(q.capture.state, 'queued', 'queued while storage answers');
+    jobId = q.capture.job_id!;
 
     s3.httpServer?.closeAllConnections();
     await s3.close();
     await w.start();
-    let stop = false;
-    const watching = watchBackoff(app, q.capture.job_id!, () => stop);
     const retrying = await waitFor(async () => {
       const c = await app.captures.get(q.capture.id);
       return c.attempts >= 3 && c.state === 'queued' ? c : null;
-    }, 15_000, 'three failed attempts');
+    }, 60_000, 'three failed attempts');
     t.equal(retrying.error_code, 'storage_error', 'back to queued with the storage error');
     t.match(retrying.last_error ?? '', /storage .* failed|did not answer/, `the error: ${retrying.last_error}`);
 
     s3 = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
     await s3.run();
-    const done = await settled(app, q.capture.id, 20_000);
-    stop = true;
-    const delays = await watching;
+    const done = await settled(app, q.capture.id, 60_000);
+    const delays = await backoff.delays();
     t.equal(done.state, 'ingested', `ingested once storage is back (attempt ${done.attempts})`);
     t.deepEqual(tableShapes(done.tables), made.tables, 'with its tables');
     t.ok(done.attempts >= 3 && done.attempts <= 6, `${done.attempts} attempts`);
-    const d1 = delays.get(1) ?? 0;
-    const d2 = delays.get(2) ?? 0;
-    t.ok(Math.abs(d1 - BASE_MS) <= 20, `first retry after ~${BASE_MS} ms (${d1})`);
-    t.ok(Math.abs(d2 - 2 * BASE_MS) <= 20, `second after ~${2 * BASE_MS} ms: doubling (${d2})`);
+    // run_after is set a little before updated_at in the same update (13-17 ms measured here,
+    // but a loaded machine may stretch it): the delay read is the scheduled one minus that gap,
+    // and a gap of BASE_MS / 2 still tells one delay from the next.
+    const d1 = delays.get(1) ?? NaN;
+    const d2 = delays.get(2) ?? NaN;
+    const within = (d: number, ms: number) => d > ms - BASE_MS / 2 && d <= ms + 50;
+    t.ok(within(d1, BASE_MS), `first retry after ${BASE_MS} ms (read ${d1})`);
+    t.ok(within(d2, 2 * BASE_MS), `second after ${2 * BASE_MS} ms: doubling (read ${d2})`);
   } finally {
     await w.stop();
     await app.close();
@@ -103,12 +120,12 @@ test('storage never back: failed after max_attempts with the last error', async 
     const [c] = (await app.captures.list()).captures;
     await w.start();
     const started = Date.now();
-    const done = await settled(app, c.id, 20_000);
+    const done = await settled(app, c.id, 60_000);
     const ms = Date.now() - started;
     t.deepEqual([done.state, done.error_code, done.attempts], ['failed', 'storage_error', 3], 'failed after 3 attempts');
     t.match(done.last_error ?? '', /^gave up after 3 attempts: storage .*(ECONNREFUSED|failed)/, `says why: ${done.last_error}`);
     t.ok(ms >= BASE_MS + 2 * BASE_MS, `backed off between attempts (${ms} ms in all)`);
-    const job = await settledJob(app, done.job_id!).catch(() => null);
+    const job = await settledJob(app, done.job_id!, 30_000).catch(() => null);
     t.deepEqual([job?.state, job?.attempts], ['failed', 3], 'its job failed for good');
   } finally {
     await w.stop();
@@ -132,7 +149,7 @@ test('a job given up by the reclaim (its process died on the last attempt): the 
     });
     t.equal((await app.captures.get(q.capture.id)).state, 'ingesting', 'its job running: ingesting');
     await w.start();
-    const c = await settled(app, q.capture.id, 5000);
+    const c = await settled(app, q.capture.id, 30_000);
     t.deepEqual([c.state, c.error_code, c.attempts], ['failed', 'lease_lost', 1], 'failed: lease_lost, the attempt counted');
     t.match(c.last_error ?? '', /gave up after 1 attempts: lease of .*ab12 lost \(node gw-gone stopped\)/, `the job's reason: ${c.last_error}`);
     t.ok(c.finished_at, 'finished_at from the job');

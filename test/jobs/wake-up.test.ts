@@ -2,11 +2,13 @@
 // listens, so a job enqueued by another process starts at once, not at the next poll. The runner
 // here polls every 10 minutes: only the notification can start the job within the bound.
 import { execFileSync } from 'node:child_process';
+import pg from 'pg';
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
 import { getJob } from '../../src/jobs/read.ts';
 import { enqueue } from '../../src/jobs/enqueue.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
+import { JOBS_CHANNEL } from '../../src/jobs/wake-up.ts';
 import { databaseUrlFor, postgresOnly, testDb } from '../helpers/dialect.ts';
 import { enqueueFromChild, tempDataDir, waitFor } from '../helpers/jobs.ts';
 
@@ -28,12 +30,30 @@ test('a runner that (nearly) never polls starts a job enqueued by another proces
       await waitFor(() => started.has(ids[0]!), BOUND_MS, `job ${ids[0]} from another process to start`);
       t.pass(`round ${round + 1}: the job from another process started without a poll`);
     }
-    const rolledBack = await db.sequelize.transaction(async (transaction) => {
-      const job = await enqueue('other-kind', {}, { transaction });
-      await transaction.rollback();
-      return job.id;
-    }).catch(() => null);
-    t.equal(rolledBack === null || (await getJob(db, rolledBack)) === null, true, 'a rolled-back enqueue leaves no job (its notification is dropped with it)');
+    // A listener of its own on the jobs channel hears every notification, in commit order.
+    const heard: string[] = [];
+    const listener = new pg.Client({ connectionString: databaseUrlFor(dataDir) });
+    await listener.connect();
+    listener.on('notification', (n) => heard.push(n.payload ?? ''));
+    await listener.query(`LISTEN ${JOBS_CHANNEL}`);
+    try {
+      let rolledBackId: number | null = null;
+      const undo = new Error('undo');
+      const outcome = await db.sequelize.transaction(async (transaction) => {
+        const job = await enqueue('rolled-back-kind', {}, { transaction });
+        rolledBackId = job.id;
+        throw undo;
+      }).then(() => 'committed', (err: unknown) => err);
+      t.equal(outcome, undo, 'the transaction rolled back (the enqueue inside it ran)');
+      t.equal(typeof rolledBackId, 'number', 'the enqueue returned a job id');
+      t.equal(await getJob(db, rolledBackId!), null, 'a rolled-back enqueue leaves no job');
+      // A committed enqueue after it: once its notification arrives, any the rollback sent would have too.
+      await db.sequelize.transaction((transaction) => enqueue('marker-kind', {}, { transaction }));
+      await waitFor(() => heard.includes('marker-kind'), BOUND_MS, 'the committed enqueue\'s notification');
+      t.deepEqual(heard.filter((k) => k !== 'work'), ['marker-kind'], 'the rolled-back enqueue\'s notification was dropped with it');
+    } finally {
+      await listener.end();
+    }
   } finally {
     await runner.stop();
     await db.close();

@@ -5,6 +5,7 @@ import test from 'tape';
 import { fixture } from '../helpers/fixture.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const VPN_HOST = 'vpn.rigs.internal';
@@ -92,7 +93,6 @@ test('allowed requests are unchanged', async (t) => {
 
 test('teardown', async (t) => {
   await setup();
-  await s.close();
+  await closeServer(t, s);
   await net.destroy();
-  t.pass('closed');
 });

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import test from 'tape';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
 
 const MiB = 1024 * 1024;
@@ -208,6 +209,5 @@ test('the server still answers; small bodies keep the connection alive', async (
 });
 
 test('teardown', async (t) => {
-  await s.close();
-  t.pass('closed');
+  await closeServer(t, s);
 });

@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { withPage, type OpenBrowser } from '../helpers/browser.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const VPN_HOST = 'vpn.rigs.internal';
@@ -305,9 +306,8 @@ test('GET /map/rigs.json: small fields; /map, its JSON and the map library refus
 });
 
 test('teardown', async (t) => {
-  await s.close();
+  await closeServer(t, s);
   await tiled.close();
   await new Promise<void>((resolve) => tiles.close(() => resolve()));
   await net.destroy();
-  t.pass('closed');
 });

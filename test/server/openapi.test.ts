@@ -11,6 +11,7 @@ import { makeCapture } from '../helpers/capture-files.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
 import { schemaProblems } from '../helpers/openapi-schema.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
 import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
@@ -220,7 +221,6 @@ test('a schema that does not fit is caught (the checker can fail)', async (t) =>
 });
 
 test('teardown', async (t) => {
-  await s.close();
+  await closeServer(t, s);
   await net.destroy();
-  t.pass('closed');
 });

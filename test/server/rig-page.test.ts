@@ -5,6 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { withPage } from '../helpers/browser.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const VPN_HOST = 'vpn.rigs.internal';
@@ -103,7 +104,6 @@ test('who may see the page: VPN and loopback, not outside', async (t) => {
 });
 
 test('teardown', async (t) => {
-  await s.close();
+  await closeServer(t, s);
   await net.destroy();
-  t.pass('closed');
 });

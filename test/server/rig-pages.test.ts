@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { withPage, type OpenBrowser } from '../helpers/browser.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
 
 const VPN_HOST = 'vpn.rigs.internal';
@@ -188,7 +189,6 @@ test('GET /api/v1/rigs/{id}: the same detail as JSON, token and VPN rule; /api/v
 });
 
 test('teardown', async (t) => {
-  await s.close();
+  await closeServer(t, s);
   await net.destroy();
-  t.pass('closed');
 });

@@ -5,6 +5,7 @@ import { fixture } from '../helpers/fixture.ts';
 import { http } from '../helpers/http.ts';
 import { weakEtag } from '../../src/server/ext/headers.ts';
 import { createHosts, type Hosts, type HttpRequest, type HttpResponse } from '../helpers/netns.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
 
 const VPN_HOST = 'vpn.rigs.internal';
@@ -182,7 +183,6 @@ test('GET /api/v1/rigs/:id/reports: newest first, since/until/limit, CSV export'
 
 test('teardown', async (t) => {
   await setup();
-  await s.close();
+  await closeServer(t, s);
   await net.destroy();
-  t.pass('closed');
 });

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { slowClients, type SlowEvent } from '../helpers/slow-client.ts';
 import { closedPort } from '../helpers/storage.ts';
@@ -169,7 +170,6 @@ test('afterwards: 20 more uploads succeed, and everything acknowledged is intact
 
 test('teardown', async (t) => {
   stalled?.stop();
-  await s.close();
+  await closeServer(t, s);
   await net.destroy();
-  t.pass('closed');
 });

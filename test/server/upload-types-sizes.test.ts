@@ -6,6 +6,7 @@ import path from 'node:path';
 import test from 'tape';
 import { fixture } from '../helpers/fixture.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
@@ -121,7 +122,6 @@ test('a chunked PUT (no Content-Length) is still held to its reservation\'s size
 
 test('teardown', async (t) => {
   await setup();
-  await s.close();
+  await closeServer(t, s);
   await net.destroy();
-  t.pass('closed');
 });

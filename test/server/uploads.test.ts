@@ -6,6 +6,7 @@ import path from 'node:path';
 import test from 'tape';
 import { fixture } from '../helpers/fixture.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
@@ -225,7 +226,6 @@ test('a 200 MB PUT streams: server memory stays flat', async (t) => {
 
 test('teardown', async (t) => {
   await setup();
-  await s.close();
+  await closeServer(t, s);
   await net.destroy();
-  t.pass('closed');
 });

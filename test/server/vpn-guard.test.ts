@@ -7,6 +7,7 @@ import { hostOf, vpnRule } from '../../src/server/ext/vpn-guard.ts';
 import { fixture } from '../helpers/fixture.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts, type HttpRequest } from '../helpers/netns.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const VPN_HOST = 'vpn.rigs.internal';
@@ -191,7 +192,6 @@ test('hostOf: lower case, port stripped, IPv6 brackets kept', (t) => {
 
 test('teardown', async (t) => {
   await setup();
-  await s.close();
+  await closeServer(t, s);
   await net.destroy();
-  t.pass('closed');
 });

@@ -7,6 +7,7 @@ import { fixture } from '../helpers/fixture.ts';
 import { putFile, settled } from '../helpers/captures.ts';
 import { makeCapture, type MadeCapture } from '../helpers/capture-files.ts';
 import { http } from '../helpers/http.ts';
+import { closeServer } from '../helpers/closed.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 import { minioEvent, WEBHOOK_TOKEN, webhookWorld, type WebhookWorld } from '../helpers/webhook.ts';
@@ -112,6 +113,5 @@ test('GET /api/v1/captures: token, filters, pages; GET /api/v1/captures/:id', as
 
 test('teardown', async (t) => {
   await setup();
-  await s.close();
-  t.pass('closed');
+  await closeServer(t, s);
 });

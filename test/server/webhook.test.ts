@@ -10,6 +10,7 @@ import { fixture } from '../helpers/fixture.ts';
 import { putFile, settled } from '../helpers/captures.ts';
 import { makeCapture, type MadeCapture } from '../helpers/capture-files.ts';
 import { cookieValue, http } from '../helpers/http.ts';
+import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 import { minioEvent, WEBHOOK_TOKEN, webhookWorld, type WebhookWorld } from '../helpers/webhook.ts';
@@ -288,6 +289,5 @@ test('storage events: a missing object queues nothing; a forged etag and size ar
 
 test('teardown', async (t) => {
   await setup();
-  await s.close();
-  t.pass('closed');
+  await closeServer(t, s);
 });

@@ -95,7 +95,7 @@ test('createHosts builds one namespace per host with a veth pair', async (t) => 
   t.match(nsSide.stdout, /eth0\s+inet 10\.144\.250\.2\/24/, 'client address in the namespace');
   t.match(nsSide.stdout, /eth0\s+inet 10\.144\.250\.3\/24/, 'extra address in the namespace');
   const ping = await net.exec('inside', ['ping', '-c', '1', '-W', '2', '10.144.250.1']);
-  if (ping.code !== 0 && /ENOENT|not found|No such file/.test(ping.stderr)) t.pass('ping not installed; reachability shown by HTTP below');
+  if (ping.code !== 0 && /ENOENT|not found|No such file/.test(ping.stderr)) t.skip('ping not installed; reachability shown by HTTP below');
   else t.equal(ping.code, 0, 'gateway answers ping from the namespace');
 });
 

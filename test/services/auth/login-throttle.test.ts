@@ -158,7 +158,7 @@ test('client keys: IPv4 as is (mapped or not), IPv6 by its /64', (t) => {
   t.end();
 });
 
-test('teardown', async (t) => {
+// Teardown, no assertion: the databases the tests opened are closed.
+test('teardown', async () => {
   for (const db of opened) await db.close();
-  t.pass('closed');
 });
