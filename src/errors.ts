@@ -90,6 +90,21 @@ export class Unavailable extends DomainError {
   }
 }
 
+/**
+ * The database server does not answer, refuses or drops the connection, has no connection left, or
+ * did not take a write within its lock or statement timeout: nothing of the request was stored. A
+ * client may retry after retryAfterS seconds.
+ */
+export class DatabaseUnavailable extends Unavailable {
+  constructor(
+    message: string,
+    code: 'database_unavailable' | 'database_busy' = 'database_unavailable',
+    readonly retryAfterS = 1,
+  ) {
+    super(message, code);
+  }
+}
+
 /** The disk holding data_dir is full: the write was not stored (nothing acknowledged before is lost). */
 export class DiskFull extends DomainError {
   constructor(message = 'the disk holding the data directory is full: the write was not stored, retry later') {

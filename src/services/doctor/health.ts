@@ -3,13 +3,16 @@
  * - disk_space: free space in data_dir's file system is at least server.min_free_mb;
  * - database_write: the last write committed (after a failed one, a probe write shows whether the
  *   database takes writes again, so health recovers without waiting for traffic);
- * - data_files: every file directly in data_dir is writable by this process.
+ * - data_files: every file directly in data_dir is writable by this process;
+ * - connections (PostgreSQL): each connection rigd holds beside its pool (`listen`, `capture_store`)
+ *   is up; a broken one reconnects by itself and shows here until it has.
  * statfs and the directory scan are cached briefly: /healthz may be polled often, and rig reports
  * never wait on them.
  */
 import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
+import { connectionStatus } from '../../db/connection-status.ts';
 import type { Database } from '../../db/index.ts';
 import { describeUnwritable, unwritableDataFiles, type Identity } from '../data-files.ts';
 
@@ -65,6 +68,11 @@ export class HealthChecks {
     const bad = unwritableDataFiles(this.#dataDir, processIdentity());
     return bad.length === 0 ? 'ok' : `rigd cannot write ${describeUnwritable(bad)}`;
   });
+
+  /** The connections held beside the pool (PostgreSQL: listen, capture_store), by check name: 'ok' or what is wrong. */
+  connections(): Record<string, CheckResult> {
+    return connectionStatus();
+  }
 
   /** Whether the database takes writes: the last write's outcome, re-probed while it is a failure. */
   async databaseWrite(): Promise<CheckResult> {
