@@ -173,15 +173,14 @@ export class PgCaptureStore implements CaptureStoreWriter {
 
   /** Connects to database `url` and creates the store schema on first use. */
   static async open(url: string, schema = CAPTURE_STORE_SCHEMA): Promise<PgCaptureStore> {
-    const client = await connectStore(url);
+    const connection = new HealingClient('capture_store', () => storeClient(url));
     try {
-      await ensureSchema(client, schema);
+      await ensureSchema(await connection.client().catch((err: Error) => Promise.reject(new Error(`cannot connect to the capture store's database: ${redactText(err.message)}`))), schema);
     } catch (err) {
-      await client.end().catch(() => undefined);
+      await connection.close();
       throw err;
     }
-    await client.end().catch(() => undefined);
-    return new PgCaptureStore(new HealingClient('capture_store', () => storeClient(url)), `${redactText(url)}#${schema}`, schema);
+    return new PgCaptureStore(connection, `${redactText(url)}#${schema}`, schema);
   }
 
   replace(
