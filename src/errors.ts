@@ -100,8 +100,11 @@ export class DatabaseUnavailable extends Unavailable {
     message: string,
     code: 'database_unavailable' | 'database_busy' = 'database_unavailable',
     readonly retryAfterS = 1,
+    /** The driver's error (for the log line, never for the client). */
+    cause?: unknown,
   ) {
     super(message, code);
+    if (cause !== undefined) this.cause = cause;
   }
 }
 

@@ -112,13 +112,13 @@ export function postgresFault(err: unknown): DomainError | null {
   if (state === '53100') return new DiskFull('the database server\'s disk is full: the write was not stored, retry later');
   if (state === '25006') return new DatabaseReadOnly('the database server takes no writes (read-only transaction or a standby): the write was not stored');
   const kind = state ? unavailableState(state) : null;
-  if (kind === 'database_busy') return databaseBusy();
-  if (kind) return databaseUnavailable();
+  if (kind === 'database_busy') return databaseBusy(err);
+  if (kind) return databaseUnavailable(err);
   const code = faultCode(err);
   const names = new Set<string>();
   for (let e = err as { name?: unknown; parent?: unknown } | undefined, i = 0; e && i < 4; i++, e = e.parent as typeof e) if (typeof e.name === 'string') names.add(e.name);
-  if ((code && UNREACHABLE.has(code)) || [...names].some((n) => UNREACHABLE_NAMES.has(n))) return databaseUnavailable();
-  if (messages(err).some((m) => LOST_CONNECTION.test(m))) return databaseUnavailable();
+  if ((code && UNREACHABLE.has(code)) || [...names].some((n) => UNREACHABLE_NAMES.has(n))) return databaseUnavailable(err);
+  if (messages(err).some((m) => LOST_CONNECTION.test(m))) return databaseUnavailable(err);
   return null;
 }
 
@@ -129,13 +129,13 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 /** 503 database_unavailable: the database server does not answer. */
-export function databaseUnavailable(): DatabaseUnavailable {
-  return new DatabaseUnavailable('the database server is unavailable: the request was not stored, retry later');
+export function databaseUnavailable(cause?: unknown): DatabaseUnavailable {
+  return new DatabaseUnavailable('the database server is unavailable: the request was not stored, retry later', 'database_unavailable', 1, cause);
 }
 
 /** 503 database_busy: a write waited past database.lock_timeout_s or ran past database.statement_timeout_s. */
-export function databaseBusy(): DatabaseUnavailable {
-  return new DatabaseUnavailable('the database did not take the write within its lock or statement timeout (another node may hold the rows): the request was not stored, retry later', 'database_busy');
+export function databaseBusy(cause?: unknown): DatabaseUnavailable {
+  return new DatabaseUnavailable('the database did not take the write within its lock or statement timeout (another node may hold the rows): the request was not stored, retry later', 'database_busy', 1, cause);
 }
 
 /**

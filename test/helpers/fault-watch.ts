@@ -11,6 +11,8 @@ export interface ReportAnswer {
   status: number;
   type: string;
   body: string;
+  /** The Retry-After header, if any. */
+  retryAfter: string | undefined;
   /** When the answer came back (ms since the epoch). */
   at: number;
 }
@@ -49,7 +51,9 @@ export class ReportStream {
         })),
       );
       const at = Date.now();
-      answers.forEach((r, i) => this.answers.push({ ...batch[i]!, node: node.id, status: r.status, type: String(r.headers['content-type'] ?? ''), body: r.body, at }));
+      answers.forEach((r, i) =>
+        this.answers.push({ ...batch[i]!, node: node.id, status: r.status, type: String(r.headers['content-type'] ?? ''), body: r.body, retryAfter: r.headers['retry-after'] as string | undefined, at }),
+      );
     }
   }
 

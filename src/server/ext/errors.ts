@@ -3,6 +3,7 @@ import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { DatabaseUnavailable, DomainError, type ErrorDetail, type ErrorKind, Throttled } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { databaseFault, FaultEpisodes } from '../../db/faults.ts';
+import { redactText } from '../../db/database-url.ts';
 import { addResponseStep } from './lifecycle.ts';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -94,7 +95,8 @@ export function registerErrors(server: Server, log: Logger): void {
     const e = toHttpError(response, request.app.requestId);
     if (e.status === 503 && (e.code === 'database_unavailable' || e.code === 'database_busy')) {
       if (outages.begins(e.code)) {
-        const cause = response instanceof DomainError ? undefined : String(response.message).split('\n')[0];
+        const driver = response instanceof DomainError ? response.cause : response;
+        const cause = driver instanceof Error ? redactText(driver.message.split('\n')[0] ?? '') : undefined;
         log.warn('database unavailable: requests answer 503 until it is back', { request_id: request.app.requestId, code: e.code, ...(cause ? { cause } : {}) });
       }
     } else if (e.status === 503 && (e.code === 'disk_full' || e.code === 'database_read_only')) {

@@ -44,6 +44,9 @@ export const postgresDialect: Dialect = {
     await sequelize.query('SELECT 1');
   },
   async probeWrite(sequelize, transaction) {
+    // The lock every rig report takes on rigs, under the write's lock_timeout: a table another
+    // session locks against writers makes the probe fail as the reports do (55P03 database_busy).
+    await sequelize.query('LOCK TABLE rigs IN ROW EXCLUSIVE MODE', { transaction });
     // One row of umzug's table written with its own value: a new row version, so a standby or a
     // read-only transaction refuses it (25006) and a full disk fails it (53100).
     await sequelize.query(`UPDATE ${MIGRATIONS_TABLE} SET name = name WHERE name = (SELECT min(name) FROM ${MIGRATIONS_TABLE})`, { transaction, type: QueryTypes.UPDATE });
