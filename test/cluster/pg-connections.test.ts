@@ -57,6 +57,7 @@ test('rigd doctor compares database.pool_max (and the dedicated connections) wit
   const budget = (JSON.parse(good.stdout) as Doctor).checks.find((x) => x.check === 'connections');
   t.equal(budget?.status, 'ok', `pool_max ${POOL_MAX}: ok (${budget?.message})`);
   t.match(String(budget?.message), /1 node\(s\) x \(pool_max 4 \+ 3 dedicated\).*the server takes 17/, 'names the per-node total and what the server takes');
+  t.equal((JSON.parse(good.stdout) as Doctor).checks.find((x) => x.check === 'pooler'), undefined, 'straight to the server: no pooler warning');
   const over = await doctor({ RIGD_DATABASE_POOL_MAX: '16' });
   const overBudget = (JSON.parse(over.stdout) as Doctor).checks.find((x) => x.check === 'connections');
   t.equal(overBudget?.status, 'fail', `pool_max 16 on a server that takes 17: fail (${overBudget?.message})`);

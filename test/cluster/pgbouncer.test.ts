@@ -161,6 +161,21 @@ test('a capture is imported through the nodes (store on direct_url): every row o
   }
 });
 
+test('rigd doctor: through the pooler without direct_url it warns naming database.direct_url; with it, no such warning', async (t) => {
+  if (skip(t)) return;
+  await setup();
+  type Doctor = { checks: { check: string; status: string; message: string; fix?: string }[] };
+  const doctor = (direct: string) =>
+    rigd(['--config', a.configFile, 'doctor', '--json'], { env: { RIGD_DATABASE_URL: bouncer.url, RIGD_DATABASE_DIRECT_URL: direct }, timeoutMs: 60_000 });
+  const without = JSON.parse((await doctor('')).stdout) as Doctor;
+  const pooler = without.checks.find((x) => x.check === 'pooler');
+  t.equal(pooler?.status, 'warn', `warns: ${pooler?.message}`);
+  t.match(String(pooler?.fix), /database\.direct_url/, `names database.direct_url: ${pooler?.fix}`);
+  const withDirect = JSON.parse((await doctor(server.url())).stdout) as Doctor;
+  t.equal(withDirect.checks.find((x) => x.check === 'pooler'), undefined, 'with direct_url set: no pooler warning');
+  t.equal(withDirect.checks.find((x) => x.check === 'database')?.status, 'ok', 'the database check passes through the pooler');
+});
+
 test('teardown: both nodes stop cleanly on SIGTERM', async (t) => {
   if (skip(t)) return;
   await setup();

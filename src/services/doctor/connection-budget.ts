@@ -38,3 +38,23 @@ export async function checkConnectionBudget(client: pg.Client, poolMax: number):
   if (need > available) return warn('connections', text, fix);
   return ok('connections', `${text}: room for ${nodesThatFit(available, poolMax)} node(s)`);
 }
+
+/**
+ * Whether database.url reaches the server through something in between (a pooler such as PgBouncer,
+ * or a proxy): the server sees this connection come from another TCP port than the one it left
+ * from. Without database.direct_url, a transaction-mode pooler there would lose LISTEN and let two
+ * nodes hold the duties lock: a warn naming database.direct_url. Null when it cannot tell (a Unix
+ * socket) or when direct_url is set.
+ */
+export async function checkPooler(client: pg.Client, directUrl: string): Promise<Finding | null> {
+  if (directUrl) return null;
+  const { rows } = await client.query<{ port: number | null }>('SELECT inet_client_port() AS port');
+  const seen = rows[0]?.port;
+  const local = (client as unknown as { connection?: { stream?: { localPort?: number } } }).connection?.stream?.localPort;
+  if (seen === null || seen === undefined || local === undefined || Number(seen) === local) return null;
+  return warn(
+    'pooler',
+    `database.url reaches the server through a pooler or proxy (the server sees port ${seen}, this end is ${local}) and database.direct_url is empty`,
+    'if it is PgBouncer in transaction mode, set database.direct_url to the server itself: LISTEN, the duties lock, migrations and the capture store need a session',
+  );
+}

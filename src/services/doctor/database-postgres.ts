@@ -1,7 +1,7 @@
 import { redactText, redactUrl } from '../../db/database-url.ts';
 import { MIGRATION_NAMES } from '../../db/migrations/names.ts';
 import { postgresOpenError } from '../../db/dialect/postgres/open-error.ts';
-import { checkConnectionBudget } from './connection-budget.ts';
+import { checkConnectionBudget, checkPooler } from './connection-budget.ts';
 import { errorText, fail, ok, warn, type Finding } from './finding.ts';
 
 /** The oldest PostgreSQL rigd runs on. */
@@ -13,7 +13,7 @@ export const MIN_SERVER_VERSION = 13;
  * connection budget (database.pool_max against max_connections, connection-budget.ts).
  * Changes nothing. The URL is printed with its password masked.
  */
-export async function checkPostgresDatabase(url: string, opts: { poolMax?: number } = {}): Promise<Finding[]> {
+export async function checkPostgresDatabase(url: string, opts: { poolMax?: number; directUrl?: string } = {}): Promise<Finding[]> {
   const target = redactUrl(url);
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url, application_name: 'rigd doctor', connectionTimeoutMillis: 10_000 });
@@ -50,10 +50,12 @@ export async function checkPostgresDatabase(url: string, opts: { poolMax?: numbe
     }
     if (out.length) return out;
     const budget = await checkConnectionBudget(client, opts.poolMax ?? 10);
+    const pooler = await checkPooler(client, opts.directUrl ?? '');
+    const extra = pooler ? [budget, pooler] : [budget];
     if (pending.length > 0) {
-      return [warn('database', `${target} (PostgreSQL ${v[0]?.text}) connects; ${pending.length} migration(s) pending: ${pending.join(', ')}`, 'run rigd migrate (rigd serve also applies them on start)'), budget];
+      return [warn('database', `${target} (PostgreSQL ${v[0]?.text}) connects; ${pending.length} migration(s) pending: ${pending.join(', ')}`, 'run rigd migrate (rigd serve also applies them on start)'), ...extra];
     }
-    return [ok('database', `${target} (PostgreSQL ${v[0]?.text}) connects, ${MIGRATION_NAMES.length} migrations applied, none pending, privileges ok`), budget];
+    return [ok('database', `${target} (PostgreSQL ${v[0]?.text}) connects, ${MIGRATION_NAMES.length} migrations applied, none pending, privileges ok`), ...extra];
   } catch (err) {
     return [fail('database', `${target} cannot be used: ${redactText(errorText(err))}`, 'check the rigd login\'s privileges on the database')];
   } finally {
