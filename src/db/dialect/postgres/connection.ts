@@ -79,9 +79,29 @@ export function sessionClient(sequelize: Sequelize, what: string): pg.Client {
 }
 
 /**
- * The statement every write transaction begins with: its lock wait, statement time and idle time
- * bounded. SET LOCAL lasts to the transaction's end, so it holds through a transaction-mode pooler
- * and leaves nothing behind on the server's session.
+ * Whether the pool's connections take the write bounds (lock_timeout, statement_timeout,
+ * idle_in_transaction_session_timeout) as startup parameters: when they go straight to the server.
+ * Through a transaction-mode pooler (direct_url set) they cannot (PgBouncer refuses startup
+ * parameters it does not know, and a session setting would not follow the client): every write
+ * transaction then begins with writeBoundsSql instead, one more round trip.
+ */
+export function boundsAtStartup(settings: PostgresSettings): boolean {
+  return !settings.direct_url;
+}
+
+/** The bounds as pg's startup parameters, in ms. */
+function startupBounds(settings: PostgresSettings): Record<string, number> {
+  return {
+    lock_timeout: settings.lock_timeout_s * 1000,
+    statement_timeout: settings.statement_timeout_s * 1000,
+    idle_in_transaction_session_timeout: settings.idle_in_transaction_timeout_s * 1000,
+  };
+}
+
+/**
+ * The statement every write transaction begins with through a pooler: its lock wait, statement
+ * time and idle time bounded. SET LOCAL lasts to the transaction's end, so it holds through a
+ * transaction-mode pooler and leaves nothing behind on the server's session.
  */
 export function writeBoundsSql(settings: PostgresSettings): string {
   return [
@@ -105,7 +125,8 @@ function pgWithKeepAlive(settings: PostgresSettings): typeof pg {
 
 /**
  * A Sequelize instance on the PostgreSQL database url names: a pool of database.pool_max
- * connections, opened lazily, whose callers wait at most database.acquire_timeout_ms for one.
+ * connections, opened lazily, whose callers wait at most database.acquire_timeout_ms for one; each
+ * connection with the write bounds as session settings unless url is a pooler (boundsAtStartup).
  */
 export function createSequelize(url: string, opts: ConnectOptions = {}): Sequelize {
   setNumberParsers();
@@ -115,7 +136,7 @@ export function createSequelize(url: string, opts: ConnectOptions = {}): Sequeli
     dialectModule: pgWithKeepAlive(settings),
     logging: opts.logSql ? (sql: string) => process.stderr.write(`${sql}\n`) : false,
     pool: { max: settings.pool_max, min: 0, idle: 10_000, acquire: settings.acquire_timeout_ms },
-    dialectOptions: { application_name: 'rigd', connectionTimeoutMillis: 10_000 },
+    dialectOptions: { application_name: 'rigd', connectionTimeoutMillis: 10_000, ...(boundsAtStartup(settings) ? startupBounds(settings) : {}) },
     define: { underscored: true },
   });
   // For messages: the URL without its password.

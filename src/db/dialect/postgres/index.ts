@@ -5,7 +5,7 @@ import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
 // Sequelize's query generator writes the same multi-row INSERT, RETURNING and ON CONFLICT on both engines.
 import { bulkInsert, bulkInsertIds, upsert } from '../sqlite/bulk.ts';
-import { closeSequelize, createSequelize, settingsOf, writeBoundsSql } from './connection.ts';
+import { boundsAtStartup, closeSequelize, createSequelize, settingsOf, writeBoundsSql } from './connection.ts';
 import { insertRows } from './insert-rows.ts';
 
 /** Write transactions that may commit at once beside the others (report batches); the pool holds 10 by default. */
@@ -21,7 +21,8 @@ export function besideWrites(poolMax: number): number {
  * on SQLite (one transaction at a time, group commit of small writes), except rig report batches:
  * up to BESIDE_WRITES of them commit at once, each on a connection of its own (bench/engines.ts).
  * Every write transaction runs under database.lock_timeout_s, statement_timeout_s and
- * idle_in_transaction_timeout_s.
+ * idle_in_transaction_timeout_s: session settings of each pooled connection, or SET LOCAL in each
+ * write transaction through a pooler (connection.ts boundsAtStartup).
  */
 export const postgresDialect: Dialect = {
   name: 'postgres',
@@ -32,8 +33,9 @@ export const postgresDialect: Dialect = {
   close: closeSequelize,
   writePath(sequelize) {
     const settings = settingsOf(sequelize);
+    if (boundsAtStartup(settings)) return new WritePath(sequelize, { besideWrites: besideWrites(settings.pool_max) });
+    // Through a pooler every write transaction first bounds its lock waits, statements and idle time (one round trip).
     const bounds = writeBoundsSql(settings);
-    // Every write transaction first bounds its lock waits, statements and idle time (one round trip).
     return new WritePath(sequelize, { besideWrites: besideWrites(settings.pool_max), begin: (transaction) => sequelize.query(bounds, { transaction }).then(() => undefined) });
   },
   bulkInsert,
