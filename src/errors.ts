@@ -91,6 +91,24 @@ export class Unavailable extends DomainError {
   }
 }
 
+/**
+ * The database server does not answer, refuses or drops the connection, has no connection left, or
+ * did not take a write within its lock or statement timeout: nothing of the request was stored. A
+ * client may retry after retryAfterS seconds.
+ */
+export class DatabaseUnavailable extends Unavailable {
+  constructor(
+    message: string,
+    code: 'database_unavailable' | 'database_busy' = 'database_unavailable',
+    readonly retryAfterS = 1,
+    /** The driver's error (for the log line, never for the client). */
+    cause?: unknown,
+  ) {
+    super(message, code);
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
 /** Storing what is asked would take the gateway's disk below its floor: refused before any byte is sent. */
 export class InsufficientStorage extends DomainError {
   constructor(message: string, code = 'insufficient_storage') {

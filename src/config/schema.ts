@@ -30,6 +30,23 @@ export interface Config {
   database: {
     /** Empty: SQLite in data_dir. postgres://user:password@host:5432/db: that PostgreSQL database. */
     url: string;
+    /**
+     * A session connection to the same database when url goes through a transaction-mode pooler
+     * (PgBouncer): LISTEN, the cluster duties lock, migrations and the capture store use it. Empty: url.
+     */
+    direct_url: string;
+    /** Connections of the pool at most (the dedicated ones come on top: see docs). */
+    pool_max: number;
+    /** Longest wait for a free pool connection before a request answers 503 database_unavailable, in ms. */
+    acquire_timeout_ms: number;
+    /** Longest wait of a write for a row lock (PostgreSQL lock_timeout), in seconds. */
+    lock_timeout_s: number;
+    /** Longest statement of a write (PostgreSQL statement_timeout), in seconds. */
+    statement_timeout_s: number;
+    /** A write transaction idle this long is ended by the server (idle_in_transaction_session_timeout), in seconds. */
+    idle_in_transaction_timeout_s: number;
+    /** TCP keepalive of every connection: first probe after this many idle seconds. */
+    keepalive_s: number;
   };
   storage: {
     driver: 'embedded' | 'minio';
@@ -152,6 +169,13 @@ export const configSchema = Joi.object<Config>({
   data_dir: pathText().default('./data'),
   database: Joi.object({
     url: databaseUrl().allow('').default(''),
+    direct_url: databaseUrl().allow('').default(''),
+    pool_max: positiveInt.max(1000).default(10),
+    acquire_timeout_ms: positiveInt.max(60_000).default(2000),
+    lock_timeout_s: positiveInt.max(3600).default(5),
+    statement_timeout_s: positiveInt.max(86_400).default(30),
+    idle_in_transaction_timeout_s: positiveInt.max(3600).default(4),
+    keepalive_s: positiveInt.max(7200).default(10),
   }).default(),
   storage: Joi.object({
     driver: Joi.string().valid('embedded', 'minio').default('embedded'),

@@ -3,7 +3,8 @@ import type { Database } from './index.ts';
 /**
  * A lock one process of all those sharing the database holds at a time, for work that must run on
  * one node only. PostgreSQL: a session advisory lock on a connection of its own (freed by the server
- * when its holder dies). SQLite: always held (one host, one node).
+ * when its holder dies; after a restart or failover the next try connects again and takes it if
+ * free). SQLite: always held (one host, one node).
  */
 export interface ClusterLock {
   /** True when this process holds the lock now; takes it if free. Throws when the database is unreachable (not held then). */
@@ -17,6 +18,7 @@ export const DUTIES_LOCK_KEY = 0x72696764_00000001n;
 
 export async function openClusterLock(db: Database, key: bigint = DUTIES_LOCK_KEY): Promise<ClusterLock> {
   if (db.dialect.name !== 'postgres') return { tryHold: async () => true, release: async () => {} };
-  const [{ urlOf }, { SessionLock }] = await Promise.all([import('./dialect/postgres/connection.ts'), import('./dialect/postgres/session-lock.ts')]);
-  return new SessionLock(urlOf(db.sequelize), key);
+  const [{ sessionClient }, { SessionLock }] = await Promise.all([import('./dialect/postgres/connection.ts'), import('./dialect/postgres/session-lock.ts')]);
+  // A session lock needs a session: database.direct_url when url is a transaction-mode pooler.
+  return new SessionLock(() => sessionClient(db.sequelize, 'duties'), key);
 }

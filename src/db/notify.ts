@@ -25,12 +25,12 @@ const listeners = new Map<string, PgListener>();
  */
 export async function listen(db: Database, channel: string, handler: () => void, onError?: (err: unknown) => void): Promise<() => Promise<void>> {
   if (db.dialect.name !== 'postgres') return async () => {};
-  const [{ urlOf }, { PgListener }] = await Promise.all([import('./dialect/postgres/connection.ts'), import('./dialect/postgres/listener.ts')]);
-  const url = urlOf(db.sequelize);
-  const key = `${url}\n${channel}`;
+  const [{ sessionClient, sessionUrlOf }, { PgListener }] = await Promise.all([import('./dialect/postgres/connection.ts'), import('./dialect/postgres/listener.ts')]);
+  // LISTEN needs a session: database.direct_url when url is a transaction-mode pooler.
+  const key = `${sessionUrlOf(db.sequelize)}\n${channel}`;
   let listener = listeners.get(key);
   if (!listener) {
-    listener = new PgListener(url, channel, onError);
+    listener = new PgListener(() => sessionClient(db.sequelize, 'listen'), channel, onError);
     listeners.set(key, listener);
   }
   const mine = listener;

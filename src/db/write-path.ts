@@ -39,6 +39,8 @@ export class WritePath {
   /** The checkpoint running (both steps), if any: drain() waits for it. */
   #checkpointing: Promise<void> | null = null;
   #lastCheckpoint = 0;
+  /** Run first in every write transaction of run() and runBeside() (PostgreSQL: its lock and statement bounds). */
+  readonly #begin: ((t: Transaction) => Promise<void>) | undefined;
   /** Told about every transaction and batch (metrics); set with observe(). */
   observer: WriteObserver = {};
 
@@ -49,8 +51,9 @@ export class WritePath {
    */
   constructor(
     sequelize: Sequelize,
-    opts: { dataDir?: string; checkpoint?: () => Promise<void>; checkpointEveryMs?: number; scriptWriter?: ScriptWriter; besideWrites?: number } = {},
+    opts: { dataDir?: string; checkpoint?: () => Promise<void>; checkpointEveryMs?: number; scriptWriter?: ScriptWriter; besideWrites?: number; begin?: (t: Transaction) => Promise<void> } = {},
   ) {
+    this.#begin = opts.begin;
     this.#sequelize = sequelize;
     this.#beside = (opts.besideWrites ?? 1) > 1 ? new PQueue({ concurrency: opts.besideWrites }) : null;
     this.#dataDir = opts.dataDir;
@@ -121,6 +124,7 @@ export class WritePath {
   #transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
     return this.#observed((applied) =>
       this.#sequelize.transaction(async (t) => {
+        if (this.#begin) await this.#begin(t);
         if (!this.#ownCheckpoints) {
           await this.#sequelize.query(NO_AUTOCHECKPOINT, { transaction: t });
           this.#ownCheckpoints = true;

@@ -59,7 +59,8 @@ export class CaptureWorker {
 
   async start(): Promise<void> {
     await this.#removeStaleTemp();
-    this.#store = await openStoreWriter(this.config.data_dir, this.config.database.url);
+    // The store's import holds a transaction with prepared statements: a session (direct_url past a pooler).
+    this.#store = await openStoreWriter(this.config.data_dir, this.config.database.direct_url || this.config.database.url);
     await this.runner.start();
   }
 

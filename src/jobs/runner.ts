@@ -7,7 +7,9 @@ import { listen } from '../db/notify.ts';
 import { JOBS_CHANNEL, onJobEnqueued } from './wake-up.ts';
 import { newLeaseOwner, releaseLeaseOwner } from './lease-owner.ts';
 import { ProgressThrottle } from './progress.ts';
-import { settleWithin } from './settle.ts';
+import { recordWhenBack, settleWithin } from './settle.ts';
+import { connectionLostSince } from '../db/connection-status.ts';
+import { FaultEpisodes, isDatabaseUnavailable } from '../db/faults.ts';
 import { errorText, RunnerStore, type JobCommit, type Lease, type Outcome } from './store.ts';
 import type { JobContext, JobHandler, RunnerLogger, RunnerOptions, RunOutcome, StopOptions, StopResult } from './runner-types.ts';
 
@@ -44,6 +46,10 @@ export class JobRunner {
   #pumpAgain = false;
   #ticking = false;
   #stopping: Promise<StopResult> | undefined;
+  /** Aborted when the runner stops without draining: outcomes still waiting for the database are given up (their leases run out). */
+  readonly #giveUp = new AbortController();
+  /** The database gone: one log line per outage, not one per poll. */
+  readonly #outages = new FaultEpisodes();
 
   constructor(db: Database, opts: RunnerOptions = {}) {
     this.#db = db;
@@ -108,7 +114,7 @@ export class JobRunner {
       if (n > 0) this.#log.warn('reclaimed jobs from a dead or stalled runner', { count: n });
       await this.#pump();
     } catch (err) {
-      this.#log.error('job poll failed', { error: errorText(err) });
+      this.#fault('job poll failed', err);
     } finally {
       this.#ticking = false;
     }
@@ -132,7 +138,7 @@ export class JobRunner {
         }
       } while (this.#pumpAgain && this.#state === 'started');
     })()
-      .catch((err) => this.#log.error('claiming a job failed', { error: errorText(err) }))
+      .catch((err) => this.#fault('claiming a job failed', err))
       .finally(() => {
         this.#pumping = undefined;
       });
@@ -156,6 +162,7 @@ export class JobRunner {
     const lease: Lease = { id: job.id, owner: this.owner, attempts: job.attempts };
     const { leaseMs, jobTimeoutMs, progressIntervalMs, abortGraceMs } = this.#opts;
     const started = process.hrtime.bigint();
+    const startedAt = Date.now();
     const progress = new ProgressThrottle((p) => this.#store.saveProgress(lease, p), progressIntervalMs, (err) =>
       this.#log.warn('saving job progress failed', { id: job.id, error: errorText(err) }),
     );
@@ -166,7 +173,7 @@ export class JobRunner {
         (ours) => {
           if (!ours && !finished) controller.abort(new LeaseLostError());
         },
-        (err) => this.#log.warn('renewing a job lease failed', { id: job.id, error: errorText(err) }),
+        (err) => this.#fault('renewing a job lease failed', err, { id: job.id }),
       );
     }, Math.max(1, Math.floor(leaseMs / 3)));
 
@@ -192,14 +199,18 @@ export class JobRunner {
     let outcome: Outcome | undefined;
     if (ok) {
       try {
-        outcome = await this.#store.complete(lease, last, commit);
+        outcome = await this.#record(job, () => this.#store.complete(lease, last, commit));
       } catch (err) {
         // The handler's commit threw: nothing of it nor "done" was written; a failure like any other.
         ok = false;
         error = err;
       }
     }
-    if (outcome === undefined) outcome = await this.#failed(job, lease, reason, error, last);
+    if (outcome === undefined) {
+      // A run the database's going away broke (its error says so, or a connection of this process broke meanwhile) is tried again without using up an attempt.
+      const lostDatabase = !(error instanceof PermanentJobError) && (isDatabaseUnavailable(error) || connectionLostSince(startedAt));
+      outcome = await this.#record(job, () => this.#failed(job, lease, reason, error, last, lostDatabase));
+    }
     const run: RunOutcome = outcome === 'queued' ? (reason instanceof RunnerStoppedError ? 'released' : 'retry') : outcome;
     this.#opts.onOutcome?.(job.kind, run, Number(process.hrtime.bigint() - started) / 1e9);
     const fields = { id: job.id, kind: job.kind, attempt: lease.attempts, ...(ok ? {} : { error: errorText(reason ?? error) }) };
@@ -208,7 +219,7 @@ export class JobRunner {
   }
 
   /** Records a run that did not end done: lost, released, failed for good, or queued again after backoff. */
-  async #failed(job: JobInfo, lease: Lease, reason: unknown, error: unknown, last: JobProgress | undefined): Promise<Outcome> {
+  async #failed(job: JobInfo, lease: Lease, reason: unknown, error: unknown, last: JobProgress | undefined, lostDatabase = false): Promise<Outcome> {
     if (reason instanceof LeaseLostError) return 'lost';
     if (reason instanceof RunnerStoppedError) return this.#store.release(lease, last);
     if (error instanceof PermanentJobError) return this.#store.fail(lease, { message: errorText(error), code: error.code }, last);
@@ -216,7 +227,23 @@ export class JobRunner {
     const delay = backoffMs(lease.attempts, this.#opts.backoff);
     // The handler's code wins (it knows what was timed out), else the cause's own.
     const failure = { message: errorText(cause), code: errorCode(error) ?? errorCode(cause) };
+    if (lostDatabase && !(reason instanceof JobTimeoutError)) {
+      return this.#store.retryUncounted(lease, { ...failure, code: failure.code ?? 'database_unavailable' }, Math.min(delay, 1000), last);
+    }
     return this.#store.retryOrFail(lease, job.maxAttempts, failure, delay, last);
+  }
+
+  /** Records an outcome, waiting for the database while it is unavailable (until the runner stops without draining). */
+  #record(job: JobInfo, write: () => Promise<Outcome>): Promise<Outcome> {
+    return recordWhenBack(write, this.#giveUp.signal, (err) =>
+      this.#log.warn('the database is unavailable: the job\'s outcome is recorded once it is back', { id: job.id, error: errorText(err) }),
+    );
+  }
+
+  /** Logs a failure of the runner's own statements: the database gone once per outage, anything else every time. */
+  #fault(what: string, err: unknown, fields: Record<string, unknown> = {}): void {
+    if (!isDatabaseUnavailable(err)) return this.#log.error(what, { ...fields, error: errorText(err) });
+    if (this.#outages.begins('database')) this.#log.warn(`${what}: the database is unavailable; trying again until it is back`, { ...fields, error: errorText(err) });
   }
 
   /**
@@ -242,6 +269,7 @@ export class JobRunner {
     clearTimeout(timer);
     const released: number[] = [];
     if (!drained) {
+      this.#giveUp.abort();
       for (const { job, controller } of this.#running.values()) {
         released.push(job.id);
         controller.abort(new RunnerStoppedError());

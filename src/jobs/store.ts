@@ -173,6 +173,19 @@ export class RunnerStore {
     );
   }
 
+  /**
+   * The run failed because the database went away under it: queued again after delayMs without
+   * using up an attempt (attempts back to what they were before this claim).
+   */
+  retryUncounted(lease: Lease, failure: Failure, delayMs: number, progress?: JobProgress): Promise<Outcome> {
+    return this.#finish(
+      lease,
+      { state: 'queued', attempts: lease.attempts - 1, run_after: dbTime(this.db.sequelize, delayMs), last_error: failure.message, error_code: failure.code },
+      'queued',
+      progress,
+    );
+  }
+
   /** Gives the job back untouched (the runner is stopping): claimable at once, attempts kept. */
   release(lease: Lease, progress?: JobProgress): Promise<Outcome> {
     return this.#finish(lease, { state: 'queued', run_after: dbTime(this.db.sequelize) }, 'queued', progress);

@@ -78,7 +78,7 @@ export interface OpenAppOptions {
 /** Opens the database in config.data_dir (creating and migrating it) and builds the services. */
 export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {}): Promise<App> {
   const log = opts.log ?? silentLogger;
-  const db = await openDatabase(config.data_dir, { url: config.database.url });
+  const db = await openDatabase(config.data_dir, { url: config.database.url, postgres: config.database });
   let storage: Storage;
   try {
     storage = createStorage(config);

@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { redactText } from '../database-url.ts';
+import { HealingClient } from '../dialect/postgres/healing-client.ts';
 import { CAPTURE_ID_COLUMN, affinity, quoteIdent } from './layout.ts';
 import { CAPTURE_STORE_SCHEMA, STORE_LOCK_KEY, ensurePgTable, ensureSchema, pgStoreTables, qualified } from './postgres-schema.ts';
 import { inTurn } from './turns.ts';
@@ -58,6 +59,8 @@ export function storeClient(url: string): pg.Client {
     connectionString: url,
     application_name: 'rigd capture store',
     connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
         if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return exact;
@@ -151,7 +154,7 @@ class PgInserter {
       try {
         await this.client.query({ text, name: chunk.length === this.per ? name : undefined, values: params });
       } catch (err) {
-        throw new Error(`capture store table ${this.table.name}: ${(err as Error).message}`);
+        throw new Error(`capture store table ${this.table.name}: ${(err as Error).message}`, { cause: err });
       }
     }
   }
@@ -161,7 +164,8 @@ export class PgCaptureStore implements CaptureStoreWriter {
   #closed = false;
 
   private constructor(
-    private readonly client: pg.Client,
+    /** The store's connection: it comes back by itself after a restart or failover (/healthz: capture_store). */
+    private readonly connection: HealingClient,
     /** Where the store is, for messages: the url without its password and the schema. */
     readonly file: string,
     readonly schema: string,
@@ -169,14 +173,14 @@ export class PgCaptureStore implements CaptureStoreWriter {
 
   /** Connects to database `url` and creates the store schema on first use. */
   static async open(url: string, schema = CAPTURE_STORE_SCHEMA): Promise<PgCaptureStore> {
-    const client = await connectStore(url);
+    const connection = new HealingClient('capture_store', () => storeClient(url));
     try {
-      await ensureSchema(client, schema);
+      await ensureSchema(await connection.client().catch((err: Error) => Promise.reject(new Error(`cannot connect to the capture store's database: ${redactText(err.message)}`))), schema);
     } catch (err) {
-      await client.end().catch(() => undefined);
+      await connection.close();
       throw err;
     }
-    return new PgCaptureStore(client, `${redactText(url)}#${schema}`, schema);
+    return new PgCaptureStore(connection, `${redactText(url)}#${schema}`, schema);
   }
 
   replace(
@@ -196,7 +200,7 @@ export class PgCaptureStore implements CaptureStoreWriter {
     onProgress?: (p: ReplaceProgress) => void,
   ): Promise<ReplaceResult> {
     if (this.#closed) throw new Error('the capture store is closed');
-    const c = this.client;
+    const c = await this.connection.client();
     const inserters = new Map<string, PgInserter>();
     const counts = new Map<string, number>();
     let replaced = 0;
@@ -236,7 +240,7 @@ export class PgCaptureStore implements CaptureStoreWriter {
     await inTurn(this.file, async () => {
       if (this.#closed) return;
       this.#closed = true;
-      await this.client.end().catch(() => undefined);
+      await this.connection.close();
     });
   }
 }

@@ -9,6 +9,19 @@ export interface ConnectOptions {
   logSql?: boolean;
   /** database.url: the server's URL (PostgreSQL); SQLite ignores it and uses data_dir. */
   url?: string;
+  /** PostgreSQL's connection settings (database.*); SQLite ignores them. */
+  postgres?: Partial<PostgresSettings>;
+}
+
+/** The database.* keys of a PostgreSQL connection (config.example.yaml says what each does). */
+export interface PostgresSettings {
+  direct_url: string;
+  pool_max: number;
+  acquire_timeout_ms: number;
+  lock_timeout_s: number;
+  statement_timeout_s: number;
+  idle_in_transaction_timeout_s: number;
+  keepalive_s: number;
 }
 
 /** A row of a model's table, by column name. */

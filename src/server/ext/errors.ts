@@ -1,8 +1,9 @@
 import Boom from '@hapi/boom';
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
-import { DomainError, type ErrorDetail, type ErrorKind, Throttled } from '../../errors.ts';
+import { DatabaseUnavailable, DomainError, type ErrorDetail, type ErrorKind, Throttled } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
-import { databaseFault } from '../../db/faults.ts';
+import { databaseFault, FaultEpisodes } from '../../db/faults.ts';
+import { redactText } from '../../db/database-url.ts';
 import { addResponseStep } from './lifecycle.ts';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -45,7 +46,7 @@ export function toHttpError(thrown: Boom.Boom, requestId: string): HttpError {
   const err: Boom.Boom | DomainError = databaseFault(thrown) ?? thrown;
   if (err instanceof DomainError) {
     const headers: Record<string, string> = {};
-    if (err instanceof Throttled) headers['retry-after'] = String(err.retryAfterS);
+    if (err instanceof Throttled || err instanceof DatabaseUnavailable) headers['retry-after'] = String(err.retryAfterS);
     return { status: STATUS[err.kind], code: err.code, message: err.message, details: err.details, headers };
   }
   const status = err.output.statusCode;
@@ -88,10 +89,18 @@ function render(request: Request, h: ResponseToolkit, e: HttpError) {
 
 /** Turns every error response into the route's error format (JSON by default). */
 export function registerErrors(server: Server, log: Logger): void {
+  // The database gone is one log line per outage (and one when it ends with more requests refused), not one per request.
+  const outages = new FaultEpisodes();
   addResponseStep(server, (request, h, response) => {
     if (!Boom.isBoom(response)) return response;
     const e = toHttpError(response, request.app.requestId);
-    if (e.status === 503 && (e.code === 'disk_full' || e.code === 'database_read_only' || e.code === 'disk_failing')) {
+    if (e.status === 503 && (e.code === 'database_unavailable' || e.code === 'database_busy')) {
+      if (outages.begins(e.code)) {
+        const driver = response instanceof DomainError ? response.cause : response;
+        const cause = driver instanceof Error ? redactText(driver.message.split('\n')[0] ?? '') : undefined;
+        log.warn('database unavailable: requests answer 503 until it is back', { request_id: request.app.requestId, code: e.code, ...(cause ? { cause } : {}) });
+      }
+    } else if (e.status === 503 && (e.code === 'disk_full' || e.code === 'database_read_only' || e.code === 'disk_failing')) {
       log.warn('write refused', { request_id: request.app.requestId, method: request.method, path: request.path, code: e.code, error: e.message });
     } else if (e.status >= 500 && !(response instanceof DomainError)) {
       log.error('request failed', {

@@ -24,7 +24,8 @@ async function bounded(what: string, work: () => Promise<unknown>): Promise<Chec
 }
 
 /**
- * GET /healthz (process up, database answers and takes writes, storage answers, free space in data_dir,
+ * GET /healthz (process up, database answers and takes writes, PostgreSQL's dedicated connections
+ * (listen, capture_store) are up, storage answers, free space in data_dir,
  * data files writable: 200 or 503 naming the failing checks, JSON) and GET /metrics
  * (Prometheus text by prom-client). No login; only for clients in server.health_allow and
  * server.metrics_allow (default loopback and vpn.cidr): for systemd, monitoring and load balancers.
@@ -49,7 +50,7 @@ export function healthRoutes(app: App): ServerRoute[] {
             app.health.dataFiles(),
             app.health.diskWrite(),
           ]);
-          const checks: Record<string, Check> = { process: 'ok', database, database_write, storage, disk_space, data_files, disk_write };
+          const checks: Record<string, Check> = { process: 'ok', database, database_write, ...app.health.connections(), storage, disk_space, data_files, disk_write };
           const failing = Object.keys(checks).filter((k) => checks[k] !== 'ok');
           const ok = failing.length === 0;
           const body = { status: ok ? 'ok' : 'unavailable', ...(ok ? {} : { failing }), checks, uptime_s: Math.round(process.uptime()) };

@@ -1,6 +1,7 @@
 import { redactText, redactUrl } from '../../db/database-url.ts';
 import { MIGRATION_NAMES } from '../../db/migrations/names.ts';
 import { postgresOpenError } from '../../db/dialect/postgres/open-error.ts';
+import { checkConnectionBudget, checkPooler } from './connection-budget.ts';
 import { errorText, fail, ok, warn, type Finding } from './finding.ts';
 
 /** The oldest PostgreSQL rigd runs on. */
@@ -8,10 +9,11 @@ export const MIN_SERVER_VERSION = 13;
 
 /**
  * The PostgreSQL database of database.url: connects, the server is >= 13, every migration is applied,
- * and the login may create tables in the schema (migrations) and read and write rigd's tables.
+ * and the login may create tables in the schema (migrations) and read and write rigd's tables; the
+ * connection budget (database.pool_max against max_connections, connection-budget.ts).
  * Changes nothing. The URL is printed with its password masked.
  */
-export async function checkPostgresDatabase(url: string): Promise<Finding[]> {
+export async function checkPostgresDatabase(url: string, opts: { poolMax?: number; directUrl?: string } = {}): Promise<Finding[]> {
   const target = redactUrl(url);
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url, application_name: 'rigd doctor', connectionTimeoutMillis: 10_000 });
@@ -47,10 +49,13 @@ export async function checkPostgresDatabase(url: string): Promise<Finding[]> {
       out.push(fail('database', `${target}: the login may not read and write ${tablePrivs.map((r) => r.name).join(', ')}`, 'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO the rigd login'));
     }
     if (out.length) return out;
+    const budget = await checkConnectionBudget(client, opts.poolMax ?? 10);
+    const pooler = await checkPooler(client, opts.directUrl ?? '');
+    const extra = pooler ? [budget, pooler] : [budget];
     if (pending.length > 0) {
-      return [warn('database', `${target} (PostgreSQL ${v[0]?.text}) connects; ${pending.length} migration(s) pending: ${pending.join(', ')}`, 'run rigd migrate (rigd serve also applies them on start)')];
+      return [warn('database', `${target} (PostgreSQL ${v[0]?.text}) connects; ${pending.length} migration(s) pending: ${pending.join(', ')}`, 'run rigd migrate (rigd serve also applies them on start)'), ...extra];
     }
-    return [ok('database', `${target} (PostgreSQL ${v[0]?.text}) connects, ${MIGRATION_NAMES.length} migrations applied, none pending, privileges ok`)];
+    return [ok('database', `${target} (PostgreSQL ${v[0]?.text}) connects, ${MIGRATION_NAMES.length} migrations applied, none pending, privileges ok`), ...extra];
   } catch (err) {
     return [fail('database', `${target} cannot be used: ${redactText(errorText(err))}`, 'check the rigd login\'s privileges on the database')];
   } finally {

@@ -53,7 +53,7 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
   try {
     if (isPostgresUrl(config.database.url)) {
       const { checkPostgresDatabase } = await import('./database-postgres.ts');
-      checks.push(...(await checkPostgresDatabase(config.database.url)));
+      checks.push(...(await checkPostgresDatabase(config.database.url, { poolMax: config.database.pool_max, directUrl: config.database.direct_url })));
     } else {
       checks.push(...(await checkDatabase(config.data_dir)));
     }

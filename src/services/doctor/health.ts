@@ -5,12 +5,15 @@
  *   database takes writes again, so health recovers without waiting for traffic);
  * - data_files: every file directly in data_dir is writable by this process;
  * - disk_write: a few bytes written and synced in data_dir (read-only remount, failing disk).
+ * - connections (PostgreSQL): each connection rigd holds beside its pool (`listen`, `capture_store`)
+ *   is up; a broken one reconnects by itself and shows here until it has.
  * statfs and the directory scan are cached briefly: /healthz may be polled often, and rig reports
  * never wait on them.
  */
 import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
+import { connectionStatus } from '../../db/connection-status.ts';
 import type { Database } from '../../db/index.ts';
 import { describeUnwritable, unwritableDataFiles, type Identity } from '../data-files.ts';
 import { probeDataDirWrite } from './files.ts';
@@ -70,6 +73,10 @@ export class HealthChecks {
 
   /** A write and sync in data_dir (files.ts): a read-only remount or a failing disk shows at the next poll. */
   readonly diskWrite = cached(() => probeDataDirWrite(this.#dataDir));
+  /** The connections held beside the pool (PostgreSQL: listen, capture_store), by check name: 'ok' or what is wrong. */
+  connections(): Record<string, CheckResult> {
+    return connectionStatus();
+  }
 
   /** Whether the database takes writes: the last write's outcome, re-probed while it is a failure. */
   async databaseWrite(): Promise<CheckResult> {

@@ -1,7 +1,7 @@
-import pg from 'pg';
-
-/** Waits between reconnection attempts after the LISTEN connection failed: 1 s doubling to 30 s. */
-const RETRY_MS = [1000, 2000, 5000, 10_000, 30_000];
+import type pg from 'pg';
+import { addConnectionPart, noteConnectionLost } from '../../connection-status.ts';
+import { redactText } from '../../database-url.ts';
+import { RETRY_MS } from './healing-client.ts';
 
 type Handler = () => void;
 
@@ -9,6 +9,7 @@ type Handler = () => void;
  * LISTEN on one channel over a connection of its own (a pooled one could be handed to a query and
  * lose the LISTEN). Each notification calls every handler; so does every (re)connection, since
  * notifications sent while it was down are lost. After an error it reconnects with a growing wait.
+ * /healthz shows it as `listen` from start() to close().
  */
 export class PgListener {
   readonly #handlers = new Set<Handler>();
@@ -17,12 +18,21 @@ export class PgListener {
   #failures = 0;
   #closed = false;
   #connecting: Promise<void> | undefined;
+  /** Why it is not listening, or null while listening (and before the first try). */
+  #down: string | null = null;
+  #removePart: (() => void) | undefined;
 
   constructor(
-    private readonly url: string,
+    /** A new client on the session URL (a pooler's transaction mode would lose the LISTEN). */
+    private readonly make: () => pg.Client,
     private readonly channel: string,
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
+
+  /** 'ok', or why it is not listening. */
+  status(): string {
+    return this.#down === null ? 'ok' : `not listening (${this.#down}); reconnecting, polling meanwhile`;
+  }
 
   add(handler: Handler): void {
     this.#handlers.add(handler);
@@ -43,6 +53,7 @@ export class PgListener {
 
   /** Connects unless connected or waiting to retry (resolves after the attempt, whether it worked or a retry is scheduled). */
   start(): Promise<void> {
+    this.#removePart ??= addConnectionPart({ part: 'listen', status: () => this.status() });
     if (this.#client || this.#timer) return Promise.resolve();
     this.#connecting ??= this.#connect().finally(() => (this.#connecting = undefined));
     return this.#connecting;
@@ -50,7 +61,7 @@ export class PgListener {
 
   async #connect(): Promise<void> {
     if (this.#closed) return;
-    const client = new pg.Client({ connectionString: this.url, application_name: 'rigd listen', connectionTimeoutMillis: 10_000 });
+    const client = this.make();
     client.on('notification', (msg) => {
       if (msg.channel === this.channel) this.#fire();
     });
@@ -69,6 +80,7 @@ export class PgListener {
     }
     this.#client = client;
     this.#failures = 0;
+    this.#down = null;
     // Whatever was sent while not listening.
     this.#fire();
   }
@@ -79,7 +91,11 @@ export class PgListener {
     client.on('error', () => {});
     client.end().catch(() => undefined);
     if (this.#closed || this.#timer) return;
-    this.onError(err);
+    noteConnectionLost();
+    const first = this.#down === null;
+    this.#down = redactText(String((err as Error)?.message ?? err).split('\n')[0] ?? 'connection error');
+    // One log line per outage, not one per reconnection attempt.
+    if (first) this.onError(err);
     const wait = RETRY_MS[Math.min(this.#failures++, RETRY_MS.length - 1)]!;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
@@ -94,6 +110,7 @@ export class PgListener {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#removePart?.();
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#connecting;

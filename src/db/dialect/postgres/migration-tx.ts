@@ -18,6 +18,9 @@ function queryInterfaceIn(sequelize: Sequelize, transaction: Transaction): Query
   return new Ctor(inTx, qi.queryGenerator);
 }
 
+/** Lifts the pool's write bounds (database.lock_timeout_s, ...) for one migration's transaction. */
+const LIFT_BOUNDS = 'SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0';
+
 /**
  * PostgreSQL: each migration runs in a transaction of its own, with the row that records it in
  * `table` (PostgreSQL's DDL is transactional): one that fails halfway leaves nothing of itself
@@ -29,6 +32,8 @@ export function inOwnTransactions(sequelize: Sequelize, list: Migration[], table
     path: m.path,
     async up() {
       await sequelize.transaction(async (transaction) => {
+        // A migration may rewrite a large table and wait for running nodes' locks: the write bounds are not for it.
+        await sequelize.query(LIFT_BOUNDS, { transaction });
         await m.up({ name: m.name, path: m.path, context: queryInterfaceIn(sequelize, transaction) });
         await sequelize.query(`INSERT INTO ${table} (name) VALUES (:name)`, { replacements: { name: m.name }, transaction });
       });

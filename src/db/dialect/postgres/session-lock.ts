@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 
 /**
  * A PostgreSQL session advisory lock held on a connection of its own: tryHold() takes it when free
@@ -10,7 +10,8 @@ export class SessionLock {
   #held = false;
 
   constructor(
-    private readonly url: string,
+    /** A new client on the session URL (never a transaction-mode pooler's: the lock would stay on a server connection others get). */
+    private readonly make: () => pg.Client,
     private readonly key: bigint | number,
   ) {}
 
@@ -38,7 +39,7 @@ export class SessionLock {
 
   async #connection(): Promise<pg.Client> {
     if (this.#client) return this.#client;
-    const client = new pg.Client({ connectionString: this.url, application_name: 'rigd duties', connectionTimeoutMillis: 10_000 });
+    const client = this.make();
     // A lost connection lost the lock with it: the next tryHold says so and connects again.
     client.on('error', () => this.#drop(client));
     client.on('end', () => this.#drop(client));
