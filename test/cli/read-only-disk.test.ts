@@ -40,7 +40,8 @@ test('ext4 remounted read-only under rigd serve: 503 with the right code, /healt
   const mnt = path.join(work, 'mnt');
   mkdirSync(mnt);
   writeFileSync(image, '');
-  sh('truncate', ['-s', '96M', image]);
+  // Room above the reservation floor (server.min_free_mb + uploads.database_reserve_mb = 128 MiB by default).
+  sh('truncate', ['-s', '256M', image]);
   sh('mkfs.ext4', ['-q', '-F', image]);
   sh('mount', ['-o', 'loop,errors=remount-ro', image, mnt]);
   let mounted = true;
