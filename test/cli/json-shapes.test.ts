@@ -47,6 +47,10 @@ function interrupted(args: string[], env: Record<string, string>, ms: number): P
 
 test('--watch --json is NDJSON (one object per line) until SIGINT, even on a fresh data_dir', async (t) => {
   const env = { RIGD_DATA_DIR: tmpDir(), RIGD_VPN_CIDR: '127.0.0.0/8' };
+  // Migrated first: a SIGINT that arrives while the first command still migrates (seconds on a busy
+  // PostgreSQL) ends it before it has installed its handler, which is not what this test is about.
+  const migrated = await rigd(['migrate'], { env });
+  t.equal(migrated.code, 0, `migrated first ${migrated.stderr}`);
   for (const what of ['rigs', 'uploads', 'captures']) {
     const args = [what, '--watch', '--json', '--interval', '0.2'];
     const res = await interrupted(args, env, 2500);
