@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import { dbNow, dbTime } from '../../db/clock.ts';
 import type { Database } from '../../db/index.ts';
 import { deleteExpiredBefore } from '../../db/upload-bounds.ts';
 import type { Logger } from '../../log.ts';
@@ -21,6 +22,8 @@ const PRUNE_BATCH = 1000;
  *   depends on them.
  * The embedded store completes uploads from its own PUT handler.
  * - Expired reservations older than uploads.keep_expired_days are removed (once a minute, in batches).
+ * "Now" is the database's clock (PostgreSQL: the server's, which stored the reservations' times;
+ * SQLite: this host's), read once per tick unless a caller gives it.
  */
 export class UploadMonitor {
   #timer: NodeJS.Timeout | null = null;
@@ -56,7 +59,8 @@ export class UploadMonitor {
     await this.#running;
   }
 
-  async tick(now = new Date()): Promise<void> {
+  async tick(at?: Date): Promise<void> {
+    const now = at ?? (await dbNow(this.db.sequelize));
     await this.expire(now);
     if (this.storage.driver !== 'embedded') await this.poll(now);
     if (now.getTime() - this.#prunedAt >= PRUNE_EVERY_MS) {
@@ -66,7 +70,8 @@ export class UploadMonitor {
   }
 
   /** Removes expired reservations made more than keep_expired_days before `now`. Returns how many. */
-  async prune(now = new Date()): Promise<number> {
+  async prune(at?: Date): Promise<number> {
+    const now = at ?? (await dbNow(this.db.sequelize));
     const before = new Date(now.getTime() - this.keepExpiredDays * 86_400_000);
     let total = 0;
     for (;;) {
@@ -79,14 +84,16 @@ export class UploadMonitor {
   }
 
   /** Marks overdue reservations expired. Returns how many. */
-  async expire(now = new Date()): Promise<number> {
+  async expire(at?: Date): Promise<number> {
+    const now = at ?? (await dbNow(this.db.sequelize));
     const inFlight = this.uploads.progress.inFlight();
     return this.db.writes.run(async (t) => {
       const [count] = await this.db.models.Upload.update(
-        { state: 'expired', next_check_at: null },
+        { state: 'expired', next_check_at: null, updated_at: dbTime(this.db.sequelize) },
         {
           where: { state: 'reserved', url_expires_at: { [Op.lte]: now }, ...(inFlight.length ? { id: { [Op.notIn]: inFlight } } : {}) },
           transaction: t,
+          silent: true,
         },
       );
       return count;
@@ -94,7 +101,8 @@ export class UploadMonitor {
   }
 
   /** Looks in storage for reserved uploads that are due a check. */
-  async poll(now = new Date()): Promise<void> {
+  async poll(at?: Date): Promise<void> {
+    const now = at ?? (await dbNow(this.db.sequelize));
     const due = await this.db.models.Upload.findAll({
       where: { state: 'reserved', next_check_at: { [Op.lte]: now } },
       order: [['next_check_at', 'ASC']],
@@ -119,8 +127,8 @@ export class UploadMonitor {
       const delay = Math.min(1000 * 2 ** upload.checks, MAX_BACKOFF_MS);
       await this.db.writes.run((t) =>
         this.db.models.Upload.update(
-          { checks: upload.checks + 1, next_check_at: new Date(now.getTime() + delay) },
-          { where: { id: upload.id, state: 'reserved' }, transaction: t },
+          { checks: upload.checks + 1, next_check_at: new Date(now.getTime() + delay), updated_at: dbTime(this.db.sequelize) },
+          { where: { id: upload.id, state: 'reserved' }, transaction: t, silent: true },
         ),
       );
     }

@@ -1,3 +1,4 @@
+import { dbTime } from '../../db/clock.ts';
 import type { Database } from '../../db/index.ts';
 
 /**
@@ -49,7 +50,7 @@ export class UploadProgress {
     const { Upload } = this.db.models;
     await this.db.writes.run(async (t) => {
       for (const [id, bytes] of rows) {
-        await Upload.update({ bytes_seen: bytes }, { where: { id, state: 'reserved' }, transaction: t });
+        await Upload.update({ bytes_seen: bytes, updated_at: dbTime(this.db.sequelize) }, { where: { id, state: 'reserved' }, transaction: t, silent: true });
       }
     });
   }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Op, type Transaction } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
 import { testStopPoint } from '../../config/test-stop.ts';
+import { dbNow, dbTime } from '../../db/clock.ts';
 import type { Batcher, Database } from '../../db/index.ts';
 import type { Upload, UploadState } from '../../db/models/upload.ts';
 import { uploadsWithoutCapture } from '../../db/handover.ts';
@@ -67,7 +68,8 @@ interface NewUpload {
   key: string;
   size: number;
   project: string | null;
-  expiresAt: Date;
+  /** Seconds the reservation (and its URL) stays valid, from the reservation's time. */
+  ttlS: number;
   /** An object with this key exists now. */
   exists: boolean;
 }
@@ -97,10 +99,11 @@ export class UploadService {
 
   /**
    * One transaction for a batch of reservations: judged (key owner, per-rig bounds, free space), then
-   * the rigs' current projects and one multi-row INSERT of those accepted.
+   * the rigs' current projects and one multi-row INSERT of those accepted. Its times (reserved at, URL
+   * expiry, first check) are the database's clock: PostgreSQL's now(), SQLite: this host's.
    */
   async #insertBatch(all: NewUpload[], t: Transaction): Promise<(number | Refusal)[]> {
-    const now = new Date();
+    const now = await dbNow(this.db.sequelize, t);
     const verdicts = await this.#gate.judge(
       all.map((item) => ({ uploader: uploaderOf(item.rigId, item.peer), key: item.key, size: item.size, exists: item.exists })),
       t,
@@ -116,7 +119,7 @@ export class UploadService {
       key: item.key,
       expected_size: item.size,
       project: item.project,
-      url_expires_at: item.expiresAt,
+      url_expires_at: new Date(now.getTime() + item.ttlS * 1000),
       next_check_at: this.storage.driver === 'embedded' ? null : now,
     }));
     const ids = rows.length > 0 ? await insertReservations(this.db, rows, t, now) : [];
@@ -143,7 +146,7 @@ export class UploadService {
       key: req.key,
       size: req.size,
       project: req.project,
-      expiresAt: new Date(Date.now() + ttl * 1000),
+      ttlS: ttl,
       exists: existing !== null,
     });
     if (typeof id !== 'number') {
@@ -151,6 +154,8 @@ export class UploadService {
       throw id.error;
     }
     // The URL names its reservation: the embedded store takes only that reservation's size through it.
+    // Its X-Amz-Date is this node's clock (SigV4; checked by this node's or MinIO's clock): it and
+    // the stored expiry (the database's clock) both run ttl seconds from now, so they end together.
     const url = await this.storage.presignPut(req.key, ttl, { reservation: id });
     return {
       success: true,
@@ -164,9 +169,10 @@ export class UploadService {
   /**
    * The reservation a signed PUT for `key` belongs to, while its URL is valid: the one the URL names,
    * or (a URL that names none, issued by an earlier version) the newest one, of `size` when given.
+   * Valid means unexpired by the database's clock, the clock the expiry was stored by.
    */
   async reservationFor(key: string, named?: number, size?: number): Promise<Upload | null> {
-    const live = { key, url_expires_at: { [Op.gt]: new Date() }, state: { [Op.ne]: 'expired' } };
+    const live = { key, url_expires_at: { [Op.gt]: dbTime(this.db.sequelize) }, state: { [Op.ne]: 'expired' } };
     const { Upload } = this.db.models;
     if (named !== undefined) return Upload.findOne({ where: { ...live, id: named } });
     if (size !== undefined) {
@@ -237,8 +243,8 @@ export class UploadService {
   async #complete(upload: Upload, info: ObjectInfo): Promise<void> {
     const done = await this.db.writes.run(async (t) => {
       const [count] = await this.db.models.Upload.update(
-        { state: 'uploaded', bytes_seen: info.size, etag: info.etag, completed_at: new Date(), next_check_at: null },
-        { where: { id: upload.id, state: { [Op.ne]: 'uploaded' } }, transaction: t },
+        { state: 'uploaded', bytes_seen: info.size, etag: info.etag, completed_at: dbTime(this.db.sequelize), next_check_at: null, updated_at: dbTime(this.db.sequelize) },
+        { where: { id: upload.id, state: { [Op.ne]: 'uploaded' } }, transaction: t, silent: true },
       );
       return count;
     });
