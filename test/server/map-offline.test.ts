@@ -74,6 +74,26 @@ for (const width of [1280, 420]) {
         t.ok(land.countries > 150, `${land.countries} countries in the layer`);
         const paths = await page.locator('.leaflet-land-pane path.land').count();
         t.ok(paths > 100, `${paths} country shapes drawn as SVG paths`);
+        if (width === 1280) {
+          // Russia and Fiji cross the antimeridian: drawn naively, one edge of theirs runs across
+          // the whole world. No edge of a country may be longer than half the world, except
+          // Antarctica's along the bottom of the map (south of 84 degrees).
+          const { world, southY } = await page.evaluate(() => {
+            const m = (globalThis as unknown as { rigdMap: { map: { getZoom(): number; latLngToLayerPoint(l: [number, number]): { y: number } } } }).rigdMap.map;
+            return { world: 256 * 2 ** m.getZoom(), southY: m.latLngToLayerPoint([-84, 0]).y };
+          });
+          let longest = 0;
+          for (const d of await page.locator('.leaflet-land-pane path.land').evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(n: string): string }).getAttribute('d')))) {
+            for (const ring of d.split('M').filter(Boolean)) {
+              const xy = (ring.match(/-?\d+(\.\d+)?/g) ?? []).map(Number);
+              for (let i = 2; i + 1 < xy.length; i += 2) {
+                if (xy[i + 1]! > southY && xy[i - 1]! > southY) continue;
+                longest = Math.max(longest, Math.abs(xy[i]! - xy[i - 2]!));
+              }
+            }
+          }
+          t.ok(longest > 0 && longest < world / 2, `no country streaks across the map: the longest edge is ${Math.round(longest)} px of a ${world} px world`);
+        }
         const [landZ, overlayZ, markersZ] = await page.evaluate((sels) => {
           const g = globalThis as unknown as { document: { querySelector(s: string): unknown }; getComputedStyle(e: unknown): { zIndex: string } };
           return sels.map((sel) => Number(g.getComputedStyle(g.document.querySelector(sel)).zIndex));
@@ -131,6 +151,8 @@ test('the countries file: 110m TopoJSON, small, from rigd; the larger resolution
   t.match(String(res.headers['content-type']), /^application\/json/, 'JSON');
   t.ok(res.text.length < 150_000, `${res.text.length} bytes`);
   t.equal(JSON.parse(res.text).type, 'Topology', 'TopoJSON');
+  const again = await http(`${s.url}/assets/world/countries-110m.json`, { headers: { 'if-none-match': String(res.headers.etag) } });
+  t.equal(again.status, 304, 'revalidated with its ETag: 304, not sent again');
   t.equal((await http(`${s.url}/assets/world/countries-10m.json`)).status, 404, 'the 10m file is not served');
   const lib = await http(`${s.url}/assets/topojson-client/topojson-client.min.js`);
   t.equal(lib.status, 200, 'topojson-client served by rigd');

@@ -18,7 +18,7 @@ const packageDist = (name: string) => path.join(packageDir(name), 'dist');
 
 /**
  * The land under the markers when no tile server is configured: Natural Earth's countries at
- * 1:110m (public domain) as TopoJSON from world-atlas (108 KB, 39 KB gzipped), turned into shapes
+ * 1:110m (public domain) as TopoJSON from world-atlas (108 KB, revalidated by ETag), turned into shapes
  * in the browser by topojson-client. Only this one file is served, not the larger resolutions.
  */
 export const WORLD_FILE = 'countries-110m.json';
