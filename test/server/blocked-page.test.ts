@@ -1,5 +1,6 @@
 // The VPN guard's 403 page names the address the request came from, which check failed (Host or
-// client), and the allowed network and Host names; everything from the request is escaped.
+// client: the heading blames the one that failed), and the allowed network and Host names;
+// everything from the request is escaped; pages for people link back to /rigs.
 // Real clients in network namespaces, the server on `::` (IPv4 peers arrive IPv4-mapped).
 import test from 'tape';
 import { fixture } from '../helpers/fixture.ts';
@@ -41,7 +42,9 @@ test('blocked peer: a client outside the VPN with the right Host, on /rigs and o
   await setup();
   const page = await net.request('outside', { url: `http://10.145.171.1:${port}/rigs`, headers: { host: VPN_HOST } });
   t.equal(page.status, 403, '/rigs: 403');
-  t.ok(page.body.includes('<h1>Blocked host: vpn.rigs.internal</h1>'), "the seed's heading");
+  t.ok(page.body.includes('<h1>Blocked client: 10.145.171.2</h1>'), 'the heading blames the client address, not the Host');
+  t.notOk(page.body.includes('Blocked host'), 'nothing says the Host was blocked');
+  t.ok(page.body.includes('<a href="/rigs">'), 'a page for people: a link back to /rigs');
   t.ok(page.body.includes('This request came from <code>10.145.171.2</code>.'), 'names the client address');
   t.ok(page.body.includes('The client address is outside <code>10.144.0.0/16</code> or loopback.'), 'says the client failed, and which network is allowed');
   t.ok(page.body.includes(VIEWER_ALLOWED), 'allowed network and Host names');
@@ -55,6 +58,8 @@ test('blocked peer: a client outside the VPN with the right Host, on /rigs and o
   t.equal(rig.status, 403, 'PUT /api/v1/rigs/rig1: 403');
   t.ok(rig.body.includes('This request came from <code>10.145.171.2</code>.'), 'names the client address');
   t.ok(rig.body.includes('The client address is outside <code>10.144.0.0/16</code>.'), 'rig endpoints: no loopback');
+  t.ok(rig.body.includes('<h1>Blocked client: 10.145.171.2</h1>'), 'a rig endpoint: the client blamed too');
+  t.notOk(rig.body.includes('href="/rigs"'), 'no link to the pages on a rig endpoint');
   t.ok(rig.body.includes(RIG_ALLOWED), 'the rig rule in words');
   const lo = await http(`http://127.0.0.1:${port}/api/v1/rigs/rig1`, { method: 'PUT', headers: { host: VPN_HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: 'rig_serial=S1' });
   t.equal(lo.status, 403, 'loopback on a rig endpoint: 403');

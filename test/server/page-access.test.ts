@@ -48,7 +48,7 @@ test('page.allow, server.metrics_allow and server.health_allow: each list lets i
     t.equal(op.status, 200, `${path} from the operator's network (page.allow): 200`);
     const rig = await get('rig', at.rig, path);
     t.equal(rig.status, 403, `${path} from a rig on the VPN (not in page.allow): 403`);
-    t.ok(rig.body.includes('Blocked host') && rig.body.includes('This request came from <code>10.144.35.2</code>'), 'the Blocked host page, naming the client');
+    t.ok(rig.body.includes('Blocked client: 10.144.35.2') && rig.body.includes('This request came from <code>10.144.35.2</code>'), 'the Blocked client page, naming the client');
     t.ok(!rig.body.includes('rig7'), 'nothing of the fleet in it');
     const mon = await get('monitor', at.monitor, path);
     t.equal(mon.status, 403, `${path} from the monitor: 403`);

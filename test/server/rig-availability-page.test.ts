@@ -30,7 +30,12 @@ test('rig page lists the offline periods and online shares; the API listing carr
     t.match(rows[1] ?? '', /<td>4 h<\/td>/, 'then the 4 h hole');
     // 24 h: offline 4 h + 2 h of 24 h = 75%. 7 days: clipped to the 30 h since the first report: 24 of 30 = 80%.
     t.match(page.text, /Online, last 24 h<\/dt><dd class="online-share">75%<\/dd>/, '24 h share');
-    t.match(page.text, /Online, last 7 days<\/dt><dd class="online-share">80% <span class="lesser">\(of 1 d 6 h, since the first retained report\)/, '7-day share, clipped to the first report, and says so');
+    t.match(page.text, /Online, last 7 days<\/dt><dd class="online-share">80% of the last 1 d 6 h <span class="history-start">\(no earlier report kept\)/, '7-day share, clipped to the first report, and says so');
+    t.match(page.text, /<p class="offline-note">Offline: no report for more than 1 h\.<\/p>/, 'rig5 is offline: the page says what offline means');
+    const online = await http(`${s.url}/rigs/rig6`, { headers: { host: '127.0.0.1' } });
+    t.equal(online.status, 200, 'rig6 page 200');
+    t.notOk(online.text.includes('Offline: no report'), 'rig6 is online: no offline note above its availability');
+    t.match(online.text, /Online, last 24 h<\/dt><dd class="online-share">100% of the last 1 min <span class="history-start">/, 'rig6: "100% of the last 1 min"');
 
     const { token } = await userWithToken(s, 'ops');
     // The API is served on the rig VPN only: injected as if from a VPN address.

@@ -161,7 +161,7 @@ test('rig pages: escaped in the HTML source, 404 page for an unknown id, 403 out
     t.deepEqual([res.status, res.headers['content-type']], [404, 'text/html; charset=utf-8'], `${path}: 404 page`);
     t.notOk(res.text.includes('<script'), `${path}: nothing of the path as markup`);
   }
-  t.match((await http(`http://127.0.0.1:${port}/rigs/nope`)).text, /rig nope not found/, 'the 404 page says which rig');
+  t.match((await http(`http://127.0.0.1:${port}/rigs/nope`)).text, /Rig nope not found\./, 'the 404 page says which rig');
   const outside = await net.request('outside', { url: `http://10.145.170.1:${port}/rigs/rig10`, headers: { host: VPN_HOST } });
   t.deepEqual([outside.status, outside.headers['content-type']], [403, 'text/html; charset=UTF-8'], 'outside the VPN: 403');
   const rebound = await http(`http://127.0.0.1:${port}/rigs/rig10`, { headers: { host: 'attacker.example' } });

@@ -99,7 +99,7 @@ test('refused: a client outside the range with the right Host; a spoofed X-Forwa
     rigReq('outside', VPN_HOST, { headers: { 'x-forwarded-for': '10.144.61.2, 10.144.0.1' } }),
   ]);
   t.equal(plain.status, 403, 'client 10.145.61.2 with Host vpn.host: 403');
-  t.match(plain.body, /Blocked host: vpn\.rigs\.internal/, 'blocked page');
+  t.match(plain.body, /Blocked client: 10\.145\.61\.2/, 'blocked page, naming the client address');
   t.equal(spoofed.status, 403, 'X-Forwarded-For from an untrusted peer does not count');
   t.equal(spoofedChain.status, 403, 'nor a chain of them');
   // A peer inside the range claiming to forward for an outsider is still judged by its own address.

@@ -5,6 +5,7 @@ import type { Logger } from '../../log.ts';
 import { databaseFault, FaultEpisodes } from '../../db/faults.ts';
 import { redactText } from '../../db/database-url.ts';
 import { addResponseStep } from './lifecycle.ts';
+import { httpErrorPageHtml } from '../error-page.ts';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -71,18 +72,26 @@ export function toHttpError(thrown: Boom.Boom, requestId: string): HttpError {
   return { status, code, message, details: [], headers };
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * The route's error format; a path no route serves (hapi's notFound route) answers a browser,
+ * which asks for text/html, with the HTML page and everyone else with JSON.
+ */
+function formatOf(request: Request): 'json' | 'text' | 'html' {
+  const format = request.route.settings.app?.errorFormat;
+  if (format) return format;
+  // hapi's own notFound route has the method '_special' (not among the route method types).
+  const unrouted = (request.route.method as string) === '_special';
+  const browser = (request.method === 'get' || request.method === 'head') && /\btext\/html\b/.test(String(request.headers.accept ?? ''));
+  return unrouted && browser ? 'html' : 'json';
 }
 
 function render(request: Request, h: ResponseToolkit, e: HttpError) {
-  const format = request.route.settings.app?.errorFormat ?? 'json';
+  const format = formatOf(request);
   if (format === 'text') {
     return h.response(`${e.message}\n`).type('text/plain; charset=utf-8').code(e.status);
   }
   if (format === 'html') {
-    const body = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${e.status}</title></head><body><h1>${e.status}</h1><p>${escapeHtml(e.message)}</p></body></html>`;
-    return h.response(body).type('text/html; charset=utf-8').code(e.status);
+    return h.response(httpErrorPageHtml(e.status, e.message, request.path)).type('text/html; charset=utf-8').code(e.status);
   }
   return h.response({ success: false, error: { code: e.code, message: e.message, details: e.details } }).code(e.status);
 }

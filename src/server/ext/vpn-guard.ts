@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config/schema.ts';
 import { inCidrs, parseCidrs, type CidrList } from '../client-address.ts';
 import { addStep } from './lifecycle.ts';
+import { errorPageHtml, escapeHtml } from '../error-page.ts';
 
 /**
  * Which network may reach a route, set per route as `options.app.vpn`:
@@ -147,11 +148,7 @@ export function vpnRule(config: VpnRuleConfig): VpnRule {
   };
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** What the 403 page says beyond the seed's heading: who asked, which check failed, what is allowed. */
+/** What the 403 page says beyond its heading: who asked, which check failed, what is allowed. */
 function refusalText(r: Refusal): string {
   const from = r.client === null ? 'an address that could not be read' : `<code>${escapeHtml(r.client)}</code>`;
   const network = `<code>${escapeHtml(r.network)}</code>${r.loopback ? ' or loopback' : ''}`;
@@ -163,12 +160,20 @@ function refusalText(r: Refusal): string {
   );
 }
 
-/** The refusal: 403, text/html; charset=UTF-8, "Blocked host: <host>" (as the seed's service). */
-export function blockedPage(h: ResponseToolkit, host: string, refusal?: Refusal) {
-  const shown = escapeHtml(host.slice(0, 255));
-  const body =
-    '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Blocked host</title></head>' +
-    `<body><h1>Blocked host: ${shown}</h1><p>This endpoint is only served on the rig VPN.</p>${refusal ? refusalText(refusal) : ''}</body></html>\n`;
+/**
+ * The refusal: 403, text/html; charset=UTF-8. A Host that is not allowed is "Blocked host: <host>"
+ * (as the seed's service); a client address outside the allowed networks is "Blocked client:
+ * <address>", since the Host was fine. Pages for people link back to the rig list.
+ */
+export function blockedPage(h: ResponseToolkit, host: string, refusal?: Refusal, opts: { back?: boolean } = {}) {
+  const byClient = refusal?.failed === 'peer';
+  const heading = byClient ? `Blocked client: ${refusal?.client ?? 'unreadable address'}` : `Blocked host: ${host.slice(0, 255)}`;
+  const body = errorPageHtml({
+    title: byClient ? 'Blocked client' : 'Blocked host',
+    heading,
+    detailsHtml: `<p>This endpoint is only served on the rig VPN.</p>${refusal ? refusalText(refusal) : ''}`,
+    back: opts.back ?? false,
+  });
   return h.response(body).code(403).header('content-type', 'text/html; charset=UTF-8').takeover();
 }
 
@@ -190,6 +195,6 @@ export function registerVpnGuard(server: Server, config: VpnRuleConfig): void {
     const refusal = mode ? rule.check(mode, request) : null;
     if (!refusal) return h.continue;
     const header = request.headers.host;
-    return blockedPage(h, typeof header === 'string' ? header : '', refusal);
+    return blockedPage(h, typeof header === 'string' ? header : '', refusal, { back: mode === 'viewer' });
   });
 }

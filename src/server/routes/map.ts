@@ -11,9 +11,17 @@ import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
  * (node_modules beside src/ or dist/, or beside the installed package): rigd serves them itself,
  * the gateway may have no internet.
  */
-function packageDist(name: string): string {
-  return path.join(path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`)), 'dist');
+function packageDir(name: string): string {
+  return path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
 }
+const packageDist = (name: string) => path.join(packageDir(name), 'dist');
+
+/**
+ * The land under the markers when no tile server is configured: Natural Earth's countries at
+ * 1:110m (public domain) as TopoJSON from world-atlas (108 KB, revalidated by ETag), turned into shapes
+ * in the browser by topojson-client. Only this one file is served, not the larger resolutions.
+ */
+export const WORLD_FILE = 'countries-110m.json';
 
 const staticFiles = (dir: string) => ({ directory: { path: dir, index: false, listing: false, redirectToSlash: false } });
 
@@ -65,6 +73,20 @@ export function mapRoutes(app: App): ServerRoute[] {
       method: 'GET',
       path: '/assets/leaflet.markercluster/{file*}',
       options: { auth: false, app: { vpn: 'viewer', errorFormat: 'html' }, handler: staticFiles(packageDist('leaflet.markercluster')) },
+    },
+    {
+      method: 'GET',
+      path: `/assets/world/${WORLD_FILE}`,
+      options: {
+        auth: false,
+        app: { vpn: 'viewer', errorFormat: 'html' },
+        handler: { file: { path: path.join(packageDir('world-atlas'), WORLD_FILE), confine: false } },
+      },
+    },
+    {
+      method: 'GET',
+      path: '/assets/topojson-client/{file*}',
+      options: { auth: false, app: { vpn: 'viewer', errorFormat: 'html' }, handler: staticFiles(packageDist('topojson-client')) },
     },
   ];
 }

@@ -37,14 +37,17 @@ export function rigDetailPageModel(d: RigDetail, now: Date, map?: { track: [numb
     uploads: d.uploads.recent.map((u) => ({ ...u, created: when(u.created_at, now), completed: when(u.completed_at, now) })),
     captures: d.captures.recent.map((c) => ({ ...c, updated: when(c.updated_at, now) })),
     availability: {
-      offlineAfter: durationText(d.availability.offline_after_s),
+      // Said only of a rig that is offline now, not above an online rig's shares.
+      offlineNote: d.status === 'offline' ? `Offline: no report for more than ${durationText(d.availability.offline_after_s)}.` : null,
       retentionDays: d.availability.history_retention_days,
       shares: [
         ['last 24 h', d.availability.online_24h],
         ['last 7 days', d.availability.online_7d],
       ].map(([label, s]) => {
         const share = s as RigDetail['availability']['online_24h'];
-        return { label, percent: share.percent === null ? 'unknown' : `${share.percent}%`, clippedTo: share.clipped && share.percent !== null ? durationText(share.window_s) : null };
+        // A window longer than the retained history is shown as what it is: "80% of the last 1 d 6 h".
+        const clipped = share.clipped && share.percent !== null;
+        return { label, percent: share.percent === null ? 'unknown' : `${share.percent}%`, clippedTo: clipped ? `of the last ${durationText(share.window_s)}` : null };
       }),
       periods: d.availability.offline_periods.map((p) => ({ start: when(p.start, now), end: when(p.end, now), duration: durationText(p.duration_s) })),
     },

@@ -1,0 +1,163 @@
+// The default /map (no page.map_tiles_url) in headless Chromium at 1280 and 420 px: the countries
+// of Natural Earth (world-atlas 110m, served by rigd) drawn as a GeoJSON layer under the markers,
+// every marker inside the view, no request leaving rigd; the rig page's track map fitted to the
+// track; /map links back to /rigs. Screenshots in test-output/: map-offline-{1280,420}.png,
+// rig-track-fitted-{1280,420}.png (look at them: land, coastlines and the markers on it).
+import test from 'tape';
+import { existsSync, statSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { withPage, type OpenBrowser } from '../helpers/browser.ts';
+import { http } from '../helpers/http.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+/** Rigs with a fix: Cairo, Lisbon, Nairobi, Sydney, Santiago (and Hamburg, below). */
+const RIGS: Record<string, [number, number]> = { cairo: [30.04, 31.24], lisbon: [38.72, -9.14], nairobi: [-1.29, 36.82], sydney: [-33.87, 151.21], santiago: [-33.45, -70.67] };
+/** A drive of about 6 km west of Hamburg: the track the rig page must fit. */
+const TRACK: [number, number][] = [[53.55, 9.9], [53.56, 9.93], [53.565, 9.96], [53.57, 9.99]];
+
+let s: TestServer;
+
+test('setup: five rigs with a fix; one with a track over the last hours', async (t) => {
+  s = await startServer();
+  const { Rig, RigReport } = s.app.db.models;
+  const now = Date.now();
+  await s.app.db.writes.run(async (transaction) => {
+    for (const [id, [lat, lon]] of Object.entries(RIGS)) {
+      await Rig.create({ id, serial: `S-${id}`, lan_ip: null, vpn_address: '10.144.105.9', version: '1.0', branch: 'main', latitude: lat, longitude: lon, last_seen_at: new Date(now), current_project: null }, { transaction });
+    }
+    const last = TRACK[TRACK.length - 1]!;
+    await Rig.create({ id: 'hamburg', serial: 'S-hh', lan_ip: null, vpn_address: '10.144.105.10', version: '1.0', branch: 'main', latitude: last[0], longitude: last[1], last_seen_at: new Date(now), current_project: null }, { transaction });
+    for (const [i, [lat, lon]] of TRACK.entries()) {
+      await RigReport.create({ rig_id: 'hamburg', received_at: new Date(now - (TRACK.length - i) * 600_000), serial: 'S-hh', lan_ip: null, peer_address: '10.144.105.10', version: '1.0', branch: 'main', latitude: lat, longitude: lon }, { transaction });
+    }
+  });
+  t.equal(await Rig.count(), 6, 'six rigs stored');
+});
+
+/** The part of the page's globals these checks read (the tests compile without the DOM library). */
+type Win = {
+  rigdMap: { state: { done: boolean } };
+  rigdMapBase: { land: { done: boolean; countries: number; error: string | null } };
+  rigdTrack?: {
+    map: { getBounds(): { contains(b: unknown): boolean }; getZoom(): number; getBoundsZoom(b: unknown, inside: boolean, padding: unknown): number };
+    line: { getBounds(): unknown };
+  };
+  innerWidth: number;
+  innerHeight: number;
+  document: { documentElement: { scrollWidth: number } };
+};
+
+async function shot(t: test.Test, browser: OpenBrowser, name: string) {
+  const file = await browser.screenshot(name);
+  t.ok(existsSync(file) && statSync(file).size > 5000, `screenshot ${file}`);
+}
+
+/** Boxes of the rig markers and of the map, in page pixels. */
+async function markerBoxes(page: Page) {
+  const map = await page.locator('#map').boundingBox();
+  const boxes = await Promise.all((await page.locator('.leaflet-marker-icon.rig-marker').all()).map((m) => m.boundingBox()));
+  return { map, boxes };
+}
+
+for (const width of [1280, 420]) {
+  test(`/map at ${width} px without tiles: countries and coastlines from rigd under every marker; a link back to /rigs`, async (t) => {
+    await withPage(
+      async (page, browser) => {
+        const origin = s.url;
+        const requests: string[] = [];
+        page.on('request', (r) => requests.push(r.url()));
+        const res = await page.goto(`${origin}/map`);
+        t.equal(res?.status(), 200, 'the map page');
+        await page.waitForFunction(() => (globalThis as unknown as Win).rigdMap?.state.done === true && (globalThis as unknown as Win).rigdMapBase.land.done === true);
+        const land = await page.evaluate(() => (globalThis as unknown as Win).rigdMapBase.land);
+        t.equal(land.error, null, 'the countries loaded');
+        t.ok(land.countries > 150, `${land.countries} countries in the layer`);
+        const paths = await page.locator('.leaflet-land-pane path.land').count();
+        t.ok(paths > 100, `${paths} country shapes drawn as SVG paths`);
+        if (width === 1280) {
+          // Russia and Fiji cross the antimeridian: drawn naively, one edge of theirs runs across
+          // the whole world. No edge of a country may be longer than half the world, except
+          // Antarctica's along the bottom of the map (south of 84 degrees).
+          const { world, southY } = await page.evaluate(() => {
+            const m = (globalThis as unknown as { rigdMap: { map: { getZoom(): number; latLngToLayerPoint(l: [number, number]): { y: number } } } }).rigdMap.map;
+            return { world: 256 * 2 ** m.getZoom(), southY: m.latLngToLayerPoint([-84, 0]).y };
+          });
+          let longest = 0;
+          for (const d of await page.locator('.leaflet-land-pane path.land').evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(n: string): string }).getAttribute('d')))) {
+            for (const ring of d.split('M').filter(Boolean)) {
+              const xy = (ring.match(/-?\d+(\.\d+)?/g) ?? []).map(Number);
+              for (let i = 2; i + 1 < xy.length; i += 2) {
+                if (xy[i + 1]! > southY && xy[i - 1]! > southY) continue;
+                longest = Math.max(longest, Math.abs(xy[i]! - xy[i - 2]!));
+              }
+            }
+          }
+          t.ok(longest > 0 && longest < world / 2, `no country streaks across the map: the longest edge is ${Math.round(longest)} px of a ${world} px world`);
+        }
+        const [landZ, overlayZ, markersZ] = await page.evaluate((sels) => {
+          const g = globalThis as unknown as { document: { querySelector(s: string): unknown }; getComputedStyle(e: unknown): { zIndex: string } };
+          return sels.map((sel) => Number(g.getComputedStyle(g.document.querySelector(sel)).zIndex));
+        }, ['.leaflet-land-pane', '.leaflet-overlay-pane', '.leaflet-marker-pane']);
+        const under = { land: landZ!, overlay: overlayZ!, markers: markersZ! };
+        t.ok(under.land < under.overlay && under.land < under.markers, `the land pane (z ${under.land}) lies under the lines (${under.overlay}) and the markers (${under.markers})`);
+        const { map, boxes } = await markerBoxes(page);
+        const clusters = await page.locator('.leaflet-marker-icon.marker-cluster').all();
+        const inClusters = (await page.locator('.leaflet-marker-icon.marker-cluster span').allTextContents()).reduce((sum, c) => sum + Number(c), 0);
+        t.equal(boxes.length + inClusters, Object.keys(RIGS).length + 1, `the six rigs: ${boxes.length} markers and ${inClusters} in ${clusters.length} cluster(s)`);
+        const all = [...boxes, ...(await Promise.all(clusters.map((c) => c.boundingBox())))];
+        t.ok(all.length > 0 && map !== null, `${all.length} marker(s) or cluster(s) drawn`);
+        const inside = all.filter((b) => b && map && b.x >= map.x && b.y >= map.y && b.x + b.width <= map.x + map.width && b.y + b.height <= map.y + map.height);
+        t.equal(inside.length, all.length, 'every marker lies inside the map view');
+        t.equal(await page.locator('a[href="/rigs"]').first().isVisible(), true, 'a visible link back to /rigs');
+        const scroll = await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.scrollWidth);
+        t.ok(scroll <= width, `no sideways scrolling (${scroll} px)`);
+        t.deepEqual(requests.filter((u) => !u.startsWith(`${origin}/`)), [], `${requests.length} requests, none outside rigd`);
+        t.ok(requests.includes(`${origin}/assets/world/countries-110m.json`), 'the countries come from rigd');
+        await shot(t, browser, `map-offline-${width}`);
+        t.deepEqual(browser.pageErrors, [], 'no page errors');
+      },
+      { viewport: { width, height: 800 } },
+    );
+  });
+
+  test(`the rig page at ${width} px: the track map is fitted to the track`, async (t) => {
+    await withPage(
+      async (page, browser) => {
+        await page.goto(`${s.url}/rigs/hamburg`);
+        await page.waitForFunction(() => (globalThis as unknown as Win).rigdTrack !== undefined && (globalThis as unknown as Win).rigdMapBase.land.done === true);
+        const fit = await page.evaluate(() => {
+          const tr = (globalThis as unknown as Win).rigdTrack!;
+          const bounds = tr.line.getBounds();
+          return { contains: tr.map.getBounds().contains(bounds), zoom: tr.map.getZoom(), best: tr.map.getBoundsZoom(bounds, false, [40, 40]) };
+        });
+        t.ok(fit.contains, 'the whole track is in view');
+        t.ok(fit.zoom >= fit.best - 1 && fit.zoom >= 11, `zoomed to the track (zoom ${fit.zoom}, the bounds fit at ${fit.best})`);
+        const box = await page.locator('#track path.rig-track').boundingBox();
+        const frame = await page.locator('#track').boundingBox();
+        t.ok(box && frame && (box.width > frame.width * 0.4 || box.height > frame.height * 0.4), `the track fills the map (${Math.round(box?.width ?? 0)} of ${Math.round(frame?.width ?? 0)} px wide)`);
+        t.ok(box && frame && box.x >= frame.x && box.x + box.width <= frame.x + frame.width && box.y >= frame.y && box.y + box.height <= frame.y + frame.height, 'and stays inside it');
+        t.ok((await page.locator('#track path.land').count()) > 0, 'land drawn under the track');
+        await shot(t, browser, `rig-track-fitted-${width}`);
+        t.deepEqual(browser.pageErrors, [], 'no page errors');
+      },
+      { viewport: { width, height: 800 } },
+    );
+  });
+}
+
+test('the countries file: 110m TopoJSON, small, from rigd; the larger resolutions are not served', async (t) => {
+  const res = await http(`${s.url}/assets/world/countries-110m.json`, { headers: { 'accept-encoding': 'identity' } });
+  t.equal(res.status, 200, '200');
+  t.match(String(res.headers['content-type']), /^application\/json/, 'JSON');
+  t.ok(res.text.length < 150_000, `${res.text.length} bytes`);
+  t.equal(JSON.parse(res.text).type, 'Topology', 'TopoJSON');
+  const again = await http(`${s.url}/assets/world/countries-110m.json`, { headers: { 'if-none-match': String(res.headers.etag) } });
+  t.equal(again.status, 304, 'revalidated with its ETag: 304, not sent again');
+  t.equal((await http(`${s.url}/assets/world/countries-10m.json`)).status, 404, 'the 10m file is not served');
+  const lib = await http(`${s.url}/assets/topojson-client/topojson-client.min.js`);
+  t.equal(lib.status, 200, 'topojson-client served by rigd');
+});
+
+test('teardown', async () => {
+  await s.close();
+});
