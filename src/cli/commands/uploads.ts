@@ -4,8 +4,10 @@ import type { UploadState } from '../../db/models/upload.ts';
 import type { UploadView } from '../../services/uploads/service.ts';
 import { printJson, withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
+import { emptyResult } from '../filter-text.ts';
 import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
+import { printLines } from '../terminal-text.ts';
 
 const STATES: UploadState[] = ['reserved', 'uploaded', 'expired'];
 
@@ -56,10 +58,7 @@ export async function uploadsCommand(opts: UploadsOptions, cmd: Command): Promis
   }
   const uploads = await withApp(cmd, (app) => app.uploads.list(list));
   if (opts.json) return printJson(uploads);
-  if (uploads.length === 0) {
-    process.stdout.write('no uploads yet\n');
-    return;
-  }
+  if (uploads.length === 0) return printLines(emptyResult('uploads', [['--state', opts.state]]));
   const now = new Date();
   process.stdout.write(renderTable(['ID', 'STATE', 'RIG', 'KEY', 'SIZE', 'PROGRESS', 'PROJECT', 'RESERVED'], uploads.map((u) => row(u, now))));
 }
