@@ -7,8 +7,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { openApp } from '../../src/services/app.ts';
-import { RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
+import { ROOT, RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
 import { putFile, settled } from '../helpers/captures.ts';
+import { databaseEnvWord } from '../helpers/dialect.ts';
 import { seedCapture } from '../helpers/seed-capture.ts';
 import { testConfig } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
@@ -53,6 +54,41 @@ test('empty results name the filter, quoted as typed in a shell', async (t) => {
   const ingesting = await rigd(['captures', '--state', 'ingesting', '--project', 'survey 2'], { env });
   t.deepEqual([ingesting.code, ingesting.stdout], [0, "no captures match --state ingesting --project 'survey 2'\n"], 'captures: every filter given, a value with a space quoted');
   t.equal((await rigd(['captures', '--rig', 'rig9'], { env })).stdout, 'no captures match --rig rig9\n', 'captures --rig');
+});
+
+/** The screen of a tmux session once `ok` holds (15 s at most). */
+async function pane(session: string, ok: (text: string) => boolean, what: string): Promise<string> {
+  const end = Date.now() + 15_000;
+  let text = '';
+  while (Date.now() < end) {
+    text = execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
+    if (ok(text)) return text;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`pane never showed ${what}:\n${text}`);
+}
+
+test('--watch on a terminal (tmux): an empty view names the filter too', async (t) => {
+  for (const [args, said] of [
+    ['uploads --watch --state expired', 'no uploads match --state expired'],
+    ['captures --watch --rig rig9', 'no captures match --rig rig9'],
+  ]) {
+    const session = `rigd-messages-${process.pid}`;
+    const command = `cd ${ROOT} && env -u CI -u RIGD_DATABASE_URL RIGD_DATA_DIR=${dataDir} ${databaseEnvWord(dataDir)} ${process.execPath} ${RIGD} ${args} --interval 0.5; echo "rigd exited $?"; sleep 30`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '20', command]);
+    try {
+      const screen = await pane(session, (s) => /^updated /m.test(s), 'the view');
+      t.ok(screen.split('\n').includes(said), `rigd ${args}: "${said}"`);
+      execFileSync('tmux', ['send-keys', '-t', session, 'q']);
+      t.match(await pane(session, (s) => s.includes('rigd exited'), 'the exit'), /rigd exited 0/, 'q quits with exit 0');
+    } finally {
+      try {
+        execFileSync('tmux', ['kill-session', '-t', session]);
+      } catch {
+        // already gone
+      }
+    }
+  }
 });
 
 test('counts in the right number: "1 table, 1 row"', async (t) => {

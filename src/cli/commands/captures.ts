@@ -63,6 +63,7 @@ export async function capturesCommand(opts: CapturesOptions, cmd: Command): Prom
   }
   if (opts.limit !== undefined && !/^[1-9]\d{0,2}$/.test(opts.limit)) throw new UsageError('--limit must be 1-500');
   const list = { state: opts.state, rig: opts.rig, project: opts.project, limit: opts.limit ? Number(opts.limit) : 50 };
+  const empty = emptyResult('captures', [['--state', opts.state], ['--rig', opts.rig], ['--project', opts.project]]);
   const intervalMs = parseInterval(opts.interval);
   if (opts.watch && opts.json) {
     // NDJSON change events until interrupted (src/cli/watch-events.ts).
@@ -73,13 +74,11 @@ export async function capturesCommand(opts: CapturesOptions, cmd: Command): Prom
     // --watch on a terminal: a live view with a progress bar per download; otherwise print once.
     const launch = import('../views/launch.tsx');
     launch.catch(() => undefined);
-    return withApp(cmd, async (app) => (await launch).watchCaptures({ load: async () => (await app.captures.list(list)).captures, intervalMs }));
+    return withApp(cmd, async (app) => (await launch).watchCaptures({ load: async () => (await app.captures.list(list)).captures, intervalMs, empty }));
   }
   const page = await withApp(cmd, (app) => app.captures.list(list));
   if (opts.json) return printJson(page.captures);
-  if (page.captures.length === 0) {
-    return printLines(emptyResult('captures', [['--state', opts.state], ['--rig', opts.rig], ['--project', opts.project]]));
-  }
+  if (page.captures.length === 0) return printLines(empty);
   const now = new Date();
   process.stdout.write(
     renderTable(['ID', 'STATE', 'RIG', 'PROJECT', 'KEY', 'SIZE', 'ATTEMPTS', 'UPDATED', 'RESULT'], page.captures.map((c) => row(c, now))),
