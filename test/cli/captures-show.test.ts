@@ -92,12 +92,12 @@ test('a failed capture: its error and no tables', async (t) => {
   t.deepEqual([d.state, d.error_code, d.tables], ['failed', 'not_sqlite', []]);
   const text = await rigd(['captures', 'show', String(failed)], { env });
   t.match(text.stdout, /\n  error\s+not_sqlite: .+\n/);
-  t.match(text.stdout, /\ntables: known once ingested\n$/);
+  t.match(text.stdout, /\ntables: none, its ingestion failed; rigd ingest rig7\/junk\.sqlite queues it again\n$/);
 });
 
 test('unknown id: one line, exit 1; bad id: exit 2', async (t) => {
   const unknown = await rigd(['captures', 'show', '424242'], { env });
-  t.deepEqual([unknown.code, unknown.stdout, unknown.stderr], [1, '', 'rigd: capture not found\n']);
+  t.deepEqual([unknown.code, unknown.stdout, unknown.stderr], [1, '', 'rigd: capture 424242 not found\n']);
   const unknownJson = await rigd(['captures', 'show', '424242', '--json'], { env });
   t.deepEqual([unknownJson.code, unknownJson.stdout], [1, ''], '--json prints nothing on stdout for an error');
   for (const bad of ['abc', '0', '-1', '1.5', '99999999999999999999']) {

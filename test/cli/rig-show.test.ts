@@ -9,8 +9,8 @@ import { testConfig } from '../helpers/server.ts';
 
 const config = testConfig();
 const env = { RIGD_DATA_DIR: config.data_dir };
-/** ISO 8601 with a numeric offset (never "Z"). */
-const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$/;
+/** ISO 8601 UTC with milliseconds, ending in Z (the JSON's times, whatever the local zone). */
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const HOUR = 3600_000;
 
 /** Rig7 reports over three days from two positions; rig8 has its own upload and capture. */
@@ -40,14 +40,13 @@ const setup = fixture(async () => {
   await db.close();
 });
 
-test('rigs show --json: status, addresses, last report with offset, position runs, only its own uploads and captures', async (t) => {
+test('rigs show --json: status, addresses, last report in UTC, position runs, only its own uploads and captures', async (t) => {
   await setup();
   const res = await rigd(['rigs', 'show', 'RIG7', '--json'], { env: { ...env, TZ: 'Asia/Kolkata' } });
   t.deepEqual([res.code, res.stderr], [0, ''], 'exit 0, nothing on stderr');
   const d = JSON.parse(res.stdout);
   t.deepEqual([d.id, d.status, d.serial, d.branch, d.version, d.vpn_address, d.vpn_name, d.lan_ip], ['rig7', 'online', 'S-rig7', 'main', '2.0', '10.144.170.7', 'rig7.rigs.internal', '192.168.170.7'], 'fields of the last report');
-  t.match(d.last_report.at, ISO_OFFSET, `last report ISO 8601 with offset: ${d.last_report.at}`);
-  t.ok(d.last_report.at.endsWith('+05:30'), 'in the local zone (TZ=Asia/Kolkata)');
+  t.match(d.last_report.at, ISO_Z, `last report ISO 8601 UTC with Z, whatever the local zone (TZ=Asia/Kolkata): ${d.last_report.at}`);
   t.equal(new Date(d.last_report.at).getTime() > Date.now() - 120_000, true, 'and the right moment');
   t.equal(d.last_report.ago, '1 minute ago', 'relative time');
   t.match(d.last_report.absolute, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+05:30( \(IST\))?$/, `absolute time with zone: ${d.last_report.absolute}`);
@@ -58,17 +57,17 @@ test('rigs show --json: status, addresses, last report with offset, position run
   );
   t.deepEqual([d.latitude, d.longitude], [null, null], 'the last report had no fix: no current position');
   t.deepEqual([d.last_fix?.latitude, d.last_fix?.longitude, d.last_fix?.age], [2.5, 13.25, '2 h'], 'last_fix: the last known position, 2 h old');
-  t.match(d.last_fix?.at ?? '', ISO_OFFSET, 'with its time');
+  t.match(d.last_fix?.at ?? '', ISO_Z, 'with its time');
   t.deepEqual([d.uploads.total, d.uploads.recent.map((u: { key: string }) => u.key)], [2, ['rig7/b\u001b[31m.log', 'rig7/a.sqlite']], "its uploads, newest first (not rig8's)");
   t.deepEqual([d.captures.total, d.captures.recent.map((c: { key: string; state: string }) => `${c.key} ${c.state}`)], [1, ['rig7/a.sqlite failed']], 'its captures');
-  t.match(d.captures.recent[0].created_at, ISO_OFFSET, 'capture times with offset too');
+  t.match(d.captures.recent[0].created_at, ISO_Z, 'capture times in UTC too');
   const a = d.availability;
   t.deepEqual(
     a.offline_periods.map((p: { duration_s: number; end: string | null }) => [Math.round(p.duration_s / 3600), p.end === null]),
     [[2, false], [3, false], [25, false], [42, false]],
     'offline periods from the gaps over an hour, newest first (~2 h, 3 h, 25 h, 42 h), none open: it reported a minute ago',
   );
-  t.match(a.offline_periods[1].start, ISO_OFFSET, 'period times with offset');
+  t.match(a.offline_periods[1].start, ISO_Z, 'period times in UTC');
   // 72 h before the seeding, plus however long the command took to start (not 7 days).
   t.ok(a.online_7d.clipped && a.online_7d.window_s >= 72 * 3600 && a.online_7d.window_s < 73 * 3600, `7 days clipped to the first report, 72 h ago (${a.online_7d.window_s} s)`);
   t.ok(a.online_24h.percent > 0 && a.online_24h.percent < 1, `24 h: almost all offline (${a.online_24h.percent}%)`);
@@ -108,13 +107,13 @@ test('rigs show / history: an unknown or impossible id is one line, exit 1', asy
   }
 });
 
-test('rigs history: --since windows, newest first, --json with offsets, --csv, bad --since is a usage error', async (t) => {
+test('rigs history: --since windows, newest first, --json in UTC, --csv, bad --since is a usage error', async (t) => {
   await setup();
   const day = await rigd(['rigs', 'history', 'rig7', '--json'], { env });
   t.deepEqual([day.code, day.stderr], [0, ''], 'default window exits 0');
   const rows = JSON.parse(day.stdout);
   t.deepEqual(rows.map((r: { latitude: number | null }) => r.latitude), [null, 2.5, 2.5], 'default 24h: three reports, newest first');
-  t.ok(rows.every((r: { received_at: string }) => ISO_OFFSET.test(r.received_at)), 'received_at ISO 8601 with offset');
+  t.ok(rows.every((r: { received_at: string }) => ISO_Z.test(r.received_at)), 'received_at ISO 8601 UTC with Z');
   t.deepEqual(Object.keys(rows[0]), ['received_at', 'latitude', 'longitude', 'rig_serial', 'local_ip', 'software_version', 'git_branch', 'peer_address'], 'time, position, software fields');
 
   const counts: [string, number][] = [['30s', 0], ['30m', 1], ['3h', 2], ['7d', 5], ['1d8h', 4], ['2w', 5]];
@@ -126,13 +125,13 @@ test('rigs history: --since windows, newest first, --json with offsets, --csv, b
   const csv = await rigd(['rigs', 'history', 'rig7', '--since', '7d', '--csv'], { env });
   const lines = csv.stdout.split('\r\n');
   t.equal(lines[0], 'received_at,rig_serial,gpsd_latitude,gpsd_longitude,local_ip,software_version,git_branch,peer_address', 'CSV header');
-  t.match(lines[5]!, /^\d{4}-\d{2}-\d{2}T[\d:.]+\+00:00,S-rig7,1\.5,13\.25,192\.168\.170\.7,1\.9,main,10\.144\.170\.7$/, 'oldest row last');
+  t.match(lines[5]!, /^\d{4}-\d{2}-\d{2}T[\d:.]+Z,S-rig7,1\.5,13\.25,192\.168\.170\.7,1\.9,main,10\.144\.170\.7$/, 'oldest row last');
   t.equal(lines.length, 7, 'five rows and the final line end');
 
   const table = await rigd(['rigs', 'history', 'rig7', '--since', '3h'], { env });
   const tl = table.stdout.trimEnd().split('\n');
   t.match(tl[0]!, /^TIME +POSITION +SERIAL +LOCAL IP +BRANCH \(VERSION\) +VPN ADDRESS$/, 'table header');
-  t.match(tl[1]!, /\+00:00 +- +S-rig7 +192\.168\.170\.7 +main \(2\.0\) +10\.144\.170\.7$/, 'report without a fix');
+  t.match(tl[1]!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z +- +S-rig7 +192\.168\.170\.7 +main \(2\.0\) +10\.144\.170\.7$/, 'report without a fix');
   const none = await rigd(['rigs', 'history', 'rig7', '--since', '30s'], { env });
   t.deepEqual([none.code, none.stdout], [0, 'no report from rig7 in the last 30s\n'], 'an empty window says so');
 

@@ -17,6 +17,8 @@ const XSS_BRANCH = '<script>window.__pwned=2</script>';
 /** 128 characters without a break opportunity: must wrap, not widen the page. */
 const LONG_VERSION = `v${'9'.repeat(127)}`;
 const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?[+-]\d{2}:\d{2}$/;
+/** ISO 8601 UTC ending in Z: the times of the rig detail (its JSON and its page's title attributes). */
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 let net: Hosts;
 let s: TestServer;
 let port = 0;
@@ -106,7 +108,7 @@ test('the list at 1280 px: counts, a link per row to its page, relative times wi
       t.equal(await page.locator('dd.lan a').getAttribute('href'), 'http://192.168.170.10', 'local_ip link');
       t.equal(await page.locator('dd.branch').textContent(), 'main (3.1.0)', 'branch (version)');
       t.match((await page.locator('dd.last-report').textContent())!, /^less than a minute ago \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00 \(UTC\)\)$/, 'last report: words and absolute time with zone');
-      t.match((await page.locator('dd.last-report time').getAttribute('title'))!, ISO_OFFSET, 'and the ISO time as title');
+      t.match((await page.locator('dd.last-report time').getAttribute('title'))!, ISO_Z, 'and the ISO time (UTC) as title');
       t.deepEqual(await page.locator('table.positions tbody td:first-child').allTextContents(), ['52.52000, 13.40500'], 'recent positions from the history');
       t.equal(await page.locator('script:not([src^="/assets/"])').count(), 0, 'no script but rigd\'s own files (the track map)');
       await shot(t, browser, 'rig-page-1280');
@@ -176,7 +178,7 @@ test('GET /api/v1/rigs/{id}: the same detail as JSON, token and VPN rule; /api/v
   const body = JSON.parse(res.body);
   t.equal(body.success, true, 'success');
   t.deepEqual([body.rig.id, body.rig.branch, body.rig.lan_ip, body.rig.uploads.total, body.rig.captures.total], ['evil', XSS_BRANCH, 'fd00::7', 1, 1], 'the detail');
-  t.match(body.rig.last_report.at, ISO_OFFSET, 'last report ISO 8601 with offset');
+  t.match(body.rig.last_report.at, ISO_Z, 'last report ISO 8601 UTC with Z');
   t.deepEqual(body.rig.positions.map((p: { latitude: number }) => p.latitude), [1.5], 'positions');
   const missing = await get('/api/v1/rigs/nope');
   t.deepEqual([missing.status, JSON.parse(missing.body).error.code, JSON.parse(missing.body).error.message], [404, 'rig_not_found', 'rig nope not found'], 'unknown: 404 JSON');

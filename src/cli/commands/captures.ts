@@ -4,8 +4,11 @@ import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import type { CaptureView } from '../../services/captures/service.ts';
 import { printJson, withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
+import { emptyResult } from '../filter-text.ts';
 import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
+import { countOf } from '../views/capture-text.ts';
+import { printLines } from '../terminal-text.ts';
 
 interface CapturesOptions {
   json?: boolean;
@@ -21,7 +24,7 @@ interface CapturesOptions {
 export function summary(c: CaptureView): string {
   if (c.state === 'ingested' && c.tables) {
     const rows = c.tables.reduce((n, t) => n + t.rows, 0);
-    return `${c.tables.length} tables, ${rows} rows`;
+    return `${countOf(c.tables.length, 'table')}, ${countOf(rows, 'row')}`;
   }
   if (c.state === 'failed' || (c.state === 'queued' && c.last_error)) return `${c.error_code ?? 'error'}: ${c.last_error ?? ''}`;
   if (c.state === 'ingesting' && c.progress) return progressLine(c);
@@ -35,7 +38,7 @@ export function progressLine(c: CaptureView): string {
   if (!p) return c.state;
   if (p.step === 'download' && p.total) return `download ${p.bytes}/${p.total} bytes (${Math.floor((p.bytes / p.total) * 100)}%)`;
   if (p.step === 'download') return `download ${p.bytes} bytes`;
-  if (p.step === 'import') return `import ${p.rows ?? 0} rows`;
+  if (p.step === 'import') return `import ${countOf(p.rows ?? 0, 'row')}`;
   return p.step;
 }
 
@@ -60,6 +63,7 @@ export async function capturesCommand(opts: CapturesOptions, cmd: Command): Prom
   }
   if (opts.limit !== undefined && !/^[1-9]\d{0,2}$/.test(opts.limit)) throw new UsageError('--limit must be 1-500');
   const list = { state: opts.state, rig: opts.rig, project: opts.project, limit: opts.limit ? Number(opts.limit) : 50 };
+  const empty = emptyResult('captures', [['--state', opts.state], ['--rig', opts.rig], ['--project', opts.project]]);
   const intervalMs = parseInterval(opts.interval);
   if (opts.watch && opts.json) {
     // NDJSON change events until interrupted (src/cli/watch-events.ts).
@@ -70,14 +74,11 @@ export async function capturesCommand(opts: CapturesOptions, cmd: Command): Prom
     // --watch on a terminal: a live view with a progress bar per download; otherwise print once.
     const launch = import('../views/launch.tsx');
     launch.catch(() => undefined);
-    return withApp(cmd, async (app) => (await launch).watchCaptures({ load: async () => (await app.captures.list(list)).captures, intervalMs }));
+    return withApp(cmd, async (app) => (await launch).watchCaptures({ load: async () => (await app.captures.list(list)).captures, intervalMs, empty }));
   }
   const page = await withApp(cmd, (app) => app.captures.list(list));
   if (opts.json) return printJson(page.captures);
-  if (page.captures.length === 0) {
-    process.stdout.write('no captures yet\n');
-    return;
-  }
+  if (page.captures.length === 0) return printLines(empty);
   const now = new Date();
   process.stdout.write(
     renderTable(['ID', 'STATE', 'RIG', 'PROJECT', 'KEY', 'SIZE', 'ATTEMPTS', 'UPDATED', 'RESULT'], page.captures.map((c) => row(c, now))),

@@ -4,8 +4,10 @@ import type { UploadState } from '../../db/models/upload.ts';
 import type { UploadView } from '../../services/uploads/service.ts';
 import { printJson, withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
+import { emptyResult } from '../filter-text.ts';
 import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
+import { printLines } from '../terminal-text.ts';
 
 const STATES: UploadState[] = ['reserved', 'uploaded', 'expired'];
 
@@ -42,6 +44,7 @@ export async function uploadsCommand(opts: UploadsOptions, cmd: Command): Promis
   }
   if (opts.limit !== undefined && !/^[1-9]\d{0,3}$/.test(opts.limit)) throw new UsageError('--limit must be 1-9999');
   const list = { state: opts.state as UploadState | undefined, limit: opts.limit ? Number(opts.limit) : 50 };
+  const empty = emptyResult('uploads', [['--state', opts.state]]);
   const intervalMs = parseInterval(opts.interval);
   if (opts.watch && opts.json) {
     // NDJSON change events until interrupted (src/cli/watch-events.ts).
@@ -52,14 +55,11 @@ export async function uploadsCommand(opts: UploadsOptions, cmd: Command): Promis
     // --watch on a terminal: a live view with a progress bar per upload; otherwise print once.
     const launch = import('../views/launch.tsx');
     launch.catch(() => undefined);
-    return withApp(cmd, async (app) => (await launch).watchUploads({ load: () => app.uploads.list(list), intervalMs }));
+    return withApp(cmd, async (app) => (await launch).watchUploads({ load: () => app.uploads.list(list), intervalMs, empty }));
   }
   const uploads = await withApp(cmd, (app) => app.uploads.list(list));
   if (opts.json) return printJson(uploads);
-  if (uploads.length === 0) {
-    process.stdout.write('no uploads yet\n');
-    return;
-  }
+  if (uploads.length === 0) return printLines(empty);
   const now = new Date();
   process.stdout.write(renderTable(['ID', 'STATE', 'RIG', 'KEY', 'SIZE', 'PROGRESS', 'PROJECT', 'RESERVED'], uploads.map((u) => row(u, now))));
 }

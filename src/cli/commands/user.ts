@@ -25,6 +25,9 @@ export async function userAdd(name: string, opts: AddOptions, cmd: Command): Pro
   else printLines(`added user ${user.username} (id ${user.id}${user.admin ? ', admin' : ''})`);
 }
 
+/** "2026-11-26 09:00 UTC": a time for the table, naming its zone. */
+const utcMinute = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
 export async function userList(opts: { json?: boolean }, cmd: Command): Promise<void> {
   const users = await withReader(cmd, (reader) => listUsers(reader));
   if (opts.json) return printJson(users.map(row));
@@ -32,7 +35,7 @@ export async function userList(opts: { json?: boolean }, cmd: Command): Promise<
     process.stdout.write('no users: add one with  rigd user add NAME --email EMAIL\n');
     return;
   }
-  const rows = users.map((u) => [u.id, u.username, u.email, u.admin ? 'yes' : '', u.created_at.toISOString().slice(0, 19).replace('T', ' ')]);
+  const rows = users.map((u) => [u.id, u.username, u.email, u.admin ? 'yes' : '', utcMinute(u.created_at)]);
   process.stdout.write(renderTable(['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'CREATED'], rows));
 }
 

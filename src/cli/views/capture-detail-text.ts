@@ -1,7 +1,9 @@
 import type { CaptureDetail } from '../../services/captures/show.ts';
+import { shellWord } from '../../services/shell-word.ts';
 import { progressLine } from '../commands/captures.ts';
 import { renderTable } from '../table.ts';
 import { terminalText } from '../terminal-text.ts';
+import { countOf } from './capture-text.ts';
 
 function indent(text: string): string {
   return text.replace(/^(?=.)/gm, '  ');
@@ -12,6 +14,15 @@ export function spanText(t: CaptureDetail['tables'][number]): string {
   if (!t.time_column) return '-';
   if (!t.first || !t.last) return `- (${t.time_column}: no readable time)`;
   return `${t.first} .. ${t.last} (${t.time_column})`;
+}
+
+/** Why a capture lists no tables, with the command that queues it when that helps. */
+function noTablesText(d: CaptureDetail): string {
+  const again = `rigd ingest ${shellWord(d.key)}`;
+  if (d.state === 'ingested') return 'none';
+  if (d.state === 'failed') return `none, its ingestion failed; ${again} queues it again`;
+  if (d.state === 'uploaded') return `known once ingested; ${again} queues it`;
+  return 'known once ingested';
 }
 
 /** `rigd captures show ID`: the capture, its ingestion and its tables (rig-sent text escaped by renderTable and terminalText). */
@@ -31,8 +42,8 @@ export function captureDetailText(d: CaptureDetail): string {
   ];
   const width = Math.max(...fields.map(([k]) => k.length));
   let out = `capture ${d.id}: ${d.state}\n${fields.map(([k, v]) => terminalText(`  ${k.padEnd(width)}  ${v}`)).join('\n')}\n`;
-  if (d.tables.length === 0) return `${out}\ntables: ${d.state === 'ingested' ? 'none' : 'known once ingested'}\n`;
-  out += `\ntables (${d.tables.length}, ${d.tables.reduce((n, t) => n + t.rows, 0)} rows)\n`;
+  if (d.tables.length === 0) return `${out}\n${terminalText(`tables: ${noTablesText(d)}`)}\n`;
+  out += `\ntables (${d.tables.length}, ${countOf(d.tables.reduce((n, t) => n + t.rows, 0), 'row')})\n`;
   out += indent(renderTable(['TABLE', 'ROWS', 'TIME SPAN', 'COLUMNS'], d.tables.map((t) => [t.name, String(t.rows), spanText(t), t.columns.map((c) => (c.type ? `${c.name} ${c.type}` : c.name)).join(', ')])));
   return out;
 }

@@ -2,6 +2,11 @@ import type { CaptureView } from '../../services/captures/service.ts';
 import type { CaptureTableSummary } from '../../db/capture-store/layout.ts';
 import { formatBytes, progressBar } from './progress-bar.ts';
 
+/** "1 row", "2 rows": a count with its noun in the right number (an English noun taking -s). */
+export function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** "2026-11-23 07:41..09:02Z" (one day) or "2026-11-22 23:10..2026-11-23 01:02Z". */
 export function shortSpan(first: string, last: string): string {
   const [d1, t1] = [first.slice(0, 10), first.slice(11, 16)];
@@ -11,7 +16,7 @@ export function shortSpan(first: string, last: string): string {
 
 /** One table of an ingested capture in a list: its rows, and its time span when it has one. */
 function tableText(t: CaptureTableSummary): string {
-  return `${t.name} ${t.rows} rows${t.first && t.last ? ` (${shortSpan(t.first, t.last)})` : ''}`;
+  return `${t.name} ${countOf(t.rows, 'row')}${t.first && t.last ? ` (${shortSpan(t.first, t.last)})` : ''}`;
 }
 
 /** What a capture is doing or how it ended: a bar while downloading, the step after, the result at the end. */
@@ -26,7 +31,7 @@ export function captureProgress(c: CaptureView): string {
   if (c.state === 'ingesting' && p) {
     if (p.step === 'download' && p.total) return `${progressBar(p.bytes, p.total)}  ${formatBytes(p.bytes)} / ${formatBytes(p.total)}`;
     if (p.step === 'download') return `download ${formatBytes(p.bytes)}`;
-    if (p.step === 'import') return `import ${p.rows ?? 0} rows`;
+    if (p.step === 'import') return `import ${countOf(p.rows ?? 0, 'row')}`;
     return p.step;
   }
   if (c.state === 'uploaded') return 'not queued (rigd ingest queues it)';

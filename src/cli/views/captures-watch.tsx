@@ -12,6 +12,8 @@ export interface CapturesWatchProps {
   load: () => Promise<CaptureView[]>;
   intervalMs: number;
   colour: boolean;
+  /** Said while the list is empty: the filters it was asked with (default "no captures yet"). */
+  empty?: string;
   /** Clock for "updated ... ago" (tests fix it). */
   now?: () => Date;
 }
@@ -25,7 +27,7 @@ const FLOORS = [Infinity, Infinity, undefined, undefined, 16, 27, Infinity];
 const STATE_COLOUR: Record<string, string> = { uploaded: 'gray', queued: 'cyan', ingesting: 'yellow', ingested: 'green', failed: 'red' };
 
 /** `rigd captures --watch`: captures and their ingestion, a progress bar while downloading; q quits. */
-export function CapturesWatch({ load, intervalMs, colour, now = () => new Date() }: CapturesWatchProps) {
+export function CapturesWatch({ load, intervalMs, colour, empty = 'no captures yet', now = () => new Date() }: CapturesWatchProps) {
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
   const polled = usePoll(load, intervalMs);
@@ -58,7 +60,7 @@ export function CapturesWatch({ load, intervalMs, colour, now = () => new Date()
           {lines[i + 1]}
         </Text>
       ))}
-      {captures.length === 0 ? <Text>no captures yet</Text> : null}
+      {captures.length === 0 ? <Text>{terminalText(empty)}</Text> : null}
       <Text> </Text>
       <Text dimColor={colour}>{`updated ${polled.at ? clockTime(polled.at) : ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
       {polled.error ? <Text>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}

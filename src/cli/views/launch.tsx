@@ -26,12 +26,12 @@ export function watchRigs(opts: { load: () => Promise<RigView[]>; intervalMs: nu
   return renderUntilExit(<RigsWatch load={opts.load} intervalMs={opts.intervalMs} filter={opts.filter} sort={opts.sort} colour={colourEnabled()} />);
 }
 
-export function watchUploads(opts: { load: () => Promise<UploadView[]>; intervalMs: number }): Promise<void> {
-  return renderUntilExit(<UploadsWatch load={opts.load} intervalMs={opts.intervalMs} colour={colourEnabled()} />);
+export function watchUploads(opts: { load: () => Promise<UploadView[]>; intervalMs: number; empty?: string }): Promise<void> {
+  return renderUntilExit(<UploadsWatch load={opts.load} intervalMs={opts.intervalMs} colour={colourEnabled()} empty={opts.empty} />);
 }
 
-export function watchCaptures(opts: { load: () => Promise<CaptureView[]>; intervalMs: number }): Promise<void> {
-  return renderUntilExit(<CapturesWatch load={opts.load} intervalMs={opts.intervalMs} colour={colourEnabled()} />);
+export function watchCaptures(opts: { load: () => Promise<CaptureView[]>; intervalMs: number; empty?: string }): Promise<void> {
+  return renderUntilExit(<CapturesWatch load={opts.load} intervalMs={opts.intervalMs} colour={colourEnabled()} empty={opts.empty} />);
 }
 
 export function waitIngest(opts: { load: () => Promise<CaptureView>; intervalMs: number; onDone: (c: CaptureView) => void }): Promise<void> {

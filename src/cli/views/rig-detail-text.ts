@@ -20,7 +20,7 @@ function positionLine(d: RigDetail): string {
 }
 
 /** A stored ISO time for a table: to the second (JSON and CSV keep the milliseconds). */
-const seconds = (iso: string) => iso.replace(/\.\d+(?=[+-]\d{2}:\d{2}$)/, '');
+const seconds = (iso: string) => iso.replace(/\.\d+(?=Z$|[+-]\d{2}:\d{2}$)/, '');
 
 function indent(text: string): string {
   return text.replace(/^(?=.)/gm, '  ');

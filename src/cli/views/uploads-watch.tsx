@@ -12,6 +12,8 @@ export interface UploadsWatchProps {
   load: () => Promise<UploadView[]>;
   intervalMs: number;
   colour: boolean;
+  /** Said while the list is empty: the filters it was asked with (default "no uploads yet"). */
+  empty?: string;
   /** Clock for "reserved ... ago" (tests fix it). */
   now?: () => Date;
 }
@@ -33,7 +35,7 @@ export function uploadProgress(u: UploadView): string {
 }
 
 /** `rigd uploads --watch`: recent uploads with a progress bar each, refreshed every interval; q quits. */
-export function UploadsWatch({ load, intervalMs, colour, now = () => new Date() }: UploadsWatchProps) {
+export function UploadsWatch({ load, intervalMs, colour, empty = 'no uploads yet', now = () => new Date() }: UploadsWatchProps) {
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
   const polled = usePoll(load, intervalMs);
@@ -64,7 +66,7 @@ export function UploadsWatch({ load, intervalMs, colour, now = () => new Date() 
           {lines[i + 1]}
         </Text>
       ))}
-      {uploads.length === 0 ? <Text>no uploads yet</Text> : null}
+      {uploads.length === 0 ? <Text>{terminalText(empty)}</Text> : null}
       <Text> </Text>
       <Text dimColor={colour}>{`updated ${polled.at ? clockTime(polled.at) : ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
       {polled.error ? <Text>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}

@@ -9,7 +9,7 @@ import { lanLink } from './rig-page.ts';
 
 const position = (lat: number, lon: number) => `${lat.toFixed(5)}, ${lon.toFixed(5)}`;
 
-/** A stored ISO time as templates/rig.hbs shows it: words, with the ISO 8601 time (with offset) as the title. */
+/** A stored ISO time as templates/rig.hbs shows it: words, with the ISO 8601 time (UTC, ending in Z) as the title. */
 function when(iso: string | null, now: Date) {
   return iso === null ? null : { iso, ago: timeAgo(new Date(iso), now) };
 }

@@ -212,7 +212,7 @@ export class CaptureService {
 
   async get(id: number): Promise<CaptureView> {
     const row = Number.isSafeInteger(id) ? await this.db.models.Capture.findByPk(id, { include: [{ association: 'job', required: false }] }) : null;
-    if (!row) throw new NotFound('capture');
+    if (!row) throw new NotFound(`capture ${id}`);
     return this.view(row);
   }
 

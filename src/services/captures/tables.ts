@@ -5,6 +5,7 @@
  */
 import type { CaptureTableSummary } from '../../db/capture-store/layout.ts';
 import { Conflict, DomainError } from '../../errors.ts';
+import { shellWord } from '../shell-word.ts';
 import type { CaptureView } from './service.ts';
 
 /**
@@ -18,11 +19,26 @@ export function tableSummaries(c: CaptureView): CaptureTableSummary[] {
   });
 }
 
-/** The capture is ingested, else Conflict (409, capture_not_ingested). */
-export function requireIngested(c: CaptureView): CaptureTableSummary[] {
-  if (c.state !== 'ingested') {
-    throw new Conflict(`capture ${c.id} is ${c.state}, not ingested yet: it has no rows to read`, 'capture_not_ingested');
+/** Why a capture that is not ingested has no rows, and what to do about it when something can be done. */
+export function notIngestedText(c: Pick<CaptureView, 'id' | 'key' | 'state' | 'error_code' | 'last_error'>): string {
+  const again = `rigd ingest ${shellWord(c.key)}`;
+  switch (c.state) {
+    case 'failed': {
+      const why = c.last_error ? `: ${c.last_error.split('\n')[0]!.replace(/\.$/, '')}` : '';
+      return `capture ${c.id} failed (${c.error_code ?? 'error'})${why}; ${again} queues it again`;
+    }
+    case 'uploaded':
+      return `capture ${c.id} is not queued for ingestion, so it has no rows to read; ${again} queues it`;
+    case 'queued':
+      return `capture ${c.id} is queued for ingestion and has no rows to read yet`;
+    default:
+      return `capture ${c.id} is being ingested and has no rows to read yet`;
   }
+}
+
+/** The capture is ingested, else Conflict (409, capture_not_ingested) saying why not. */
+export function requireIngested(c: CaptureView): CaptureTableSummary[] {
+  if (c.state !== 'ingested') throw new Conflict(notIngestedText(c), 'capture_not_ingested');
   return tableSummaries(c);
 }
 

@@ -1,7 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import { secondsBetween, type Reader } from '../../db/reader.ts';
 import { sqlTime } from './history.ts';
-import { isoWithOffset } from '../time-text.ts';
 
 /**
  * When a rig was offline, derived at read time from its report history (nothing is stored): a gap
@@ -10,7 +9,7 @@ import { isoWithOffset } from '../time-text.ts';
  * lasts until now. The database does the pairing (LAG over the reports), so only gaps come back.
  */
 export interface OfflinePeriod {
-  /** The last report before the gap (clipped to the window start), ISO 8601 with offset. */
+  /** The last report before the gap (clipped to the window start), ISO 8601 UTC (`...Z`). */
   start: string;
   /** The first report after the gap; null: still offline now. */
   end: string | null;
@@ -51,7 +50,7 @@ export function durationText(s: number): string {
 
 type AvailabilityConfig = Pick<Config, 'rigs'>;
 
-const iso = (ms: number) => isoWithOffset(new Date(ms), { ms: true });
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A gap as [start, end) in epoch ms; end null: open until now. */
 interface Gap {

@@ -6,9 +6,12 @@ import { rigAvailability, type Availability } from './availability.ts';
 import { rigNotFound, findRig } from './lookup.ts';
 import { fixAge } from './last-fix.ts';
 import { statusMeaning, type RigStatus } from './status.ts';
-import { absoluteTime, isoWithOffset, timeAgo } from '../time-text.ts';
+import { absoluteTime, timeAgo } from '../time-text.ts';
 
-/** A moment shown three ways: ISO 8601 with offset (scripts), words (a glance), absolute with zone (people). */
+/**
+ * A moment shown three ways: `at` ISO 8601 UTC ending in Z (scripts, like every time in rigd's JSON),
+ * `ago` words (a glance), `absolute` the gateway's local time with its zone (people).
+ */
 export interface TimeView {
   at: string;
   ago: string;
@@ -83,11 +86,11 @@ export const DETAIL_ITEMS = 10;
 
 type DetailConfig = Pick<Config, 'rigs' | 'vpn'>;
 
-const iso = (value: string | Date) => isoWithOffset(new Date(value), { ms: true });
+const iso = (value: string | Date) => new Date(value).toISOString();
 const isoOrNull = (value: string | Date | null) => (value === null ? null : iso(value));
 
 export function timeView(value: Date, now: Date): TimeView {
-  return { at: isoWithOffset(value, { ms: true }), ago: timeAgo(value, now), absolute: absoluteTime(value) };
+  return { at: value.toISOString(), ago: timeAgo(value, now), absolute: absoluteTime(value) };
 }
 
 /** Runs of identical positions (a parked rig reports the same fix for hours). */
@@ -178,6 +181,6 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
       })),
     },
     availability,
-    generated_at: isoWithOffset(now, { ms: true }),
+    generated_at: now.toISOString(),
   };
 }

@@ -2,7 +2,6 @@ import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
 import { listRigs } from './queries.ts';
 import { RIG_STATUSES, compareRigIds, type RigStatus } from './status.ts';
-import { isoWithOffset } from '../time-text.ts';
 import { compareVersions, newestVersion } from './version-order.ts';
 
 export interface VersionCount {
@@ -69,7 +68,7 @@ export async function fleetSummary(reader: Reader, config: FleetConfig, now: Dat
       const first = (v: string) => firstOf.get(`${branch}\u0000${v}`) ?? null;
       const newest = newestVersion(counts.keys()) ?? members[0].version;
       const versions = [...counts.entries()]
-        .map(([version, n]) => ({ version, rigs: n, first_reported: first(version) === null ? null : isoWithOffset(new Date(first(version)!), { ms: true }) }))
+        .map(([version, n]) => ({ version, rigs: n, first_reported: first(version) === null ? null : new Date(first(version)!).toISOString() }))
         .sort((a, b) => compareVersions(b.version, a.version));
       return {
         branch,
@@ -79,5 +78,5 @@ export async function fleetSummary(reader: Reader, config: FleetConfig, now: Dat
         behind: members.filter((r) => r.version !== newest).map((r) => ({ id: r.id, version: r.version, status: r.status })),
       };
     });
-  return { rigs: rigs.length, by_status: byStatus, by_branch: byBranch, generated_at: isoWithOffset(now, { ms: true }) };
+  return { rigs: rigs.length, by_status: byStatus, by_branch: byBranch, generated_at: now.toISOString() };
 }

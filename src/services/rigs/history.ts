@@ -2,11 +2,10 @@ import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
 import { findRig, rigNotFound } from './lookup.ts';
 import type { RigReportView } from './service.ts';
-import { isoWithOffset } from '../time-text.ts';
 
 /** One report of the history as `rigd rigs history` shows it (the rig's own field names where it has them). */
 export interface HistoryEntry {
-  /** ISO 8601 with offset. */
+  /** ISO 8601 UTC (`...Z`). */
   received_at: string;
   latitude: number | null;
   longitude: number | null;
@@ -54,10 +53,10 @@ export async function rigHistory(
   );
   return {
     rig: rig.id,
-    since: isoWithOffset(q.since, { ms: true }),
+    since: q.since.toISOString(),
     truncated: rows.length > limit,
     entries: rows.slice(0, limit).map((r) => ({
-      received_at: isoWithOffset(new Date(r.received_at), { ms: true }),
+      received_at: new Date(r.received_at).toISOString(),
       latitude: r.latitude,
       longitude: r.longitude,
       rig_serial: r.serial,
