@@ -7,16 +7,20 @@
  *   await store.close();
  *
  * replace = BEGIN; pg_advisory_xact_lock (one writer at a time across processes, so two imports
- * never deadlock on each other's tables); DELETE the capture's rows from every store table; create
- * tables and add columns; multi-row INSERTs with bound parameters (under PostgreSQL's 65535);
- * COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
+ * never deadlock on each other's tables); DELETE the capture's rows from the tables the catalog says
+ * it has; place each table (placement.ts) and create it or add jsonb columns; multi-row INSERTs of
+ * class-carrying jsonb values (pg-values.ts) with bound parameters (under PostgreSQL's 65535); record
+ * the catalog rows; COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
  * loses its connection and the server rolls its transaction back, leaving the previous rows.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { redactText } from '../database-url.ts';
-import { CAPTURE_ID_COLUMN, affinity, quoteIdent } from './layout.ts';
-import { CAPTURE_STORE_SCHEMA, STORE_LOCK_KEY, ensurePgTable, ensureSchema, pgStoreTables, qualified } from './postgres-schema.ts';
+import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
+import { DEFAULT_BOUNDS, type Placement, type StoreBounds } from './placement.ts';
+import { preparePgTable, recordPgCaptureTable, removePgCapture } from './postgres-catalog.ts';
+import { CAPTURE_STORE_SCHEMA, STORE_LOCK_KEY, ensureSchema, qualified } from './postgres-schema.ts';
+import { encodeValue } from './pg-values.ts';
 import { inTurn } from './turns.ts';
 import type { CaptureStoreWriter, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
 
@@ -27,25 +31,6 @@ export const MAX_ROWS_PER_STATEMENT = 500;
 
 export function pgRowsPerStatement(columns: number): number {
   return Math.max(1, Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / (columns + 1))));
-}
-
-const NUMBER_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
-
-/**
- * A value of a jsonb store column, as jsonb text: numbers and strings as themselves, a blob as
- * {"base64": ...}. With `numeric` (NUMERIC affinity), text that reads as a number is stored as that
- * number, as SQLite converts it, unless JavaScript cannot hold it exactly (then its text stays).
- */
-export function jsonbValue(v: unknown, numeric = false): string | null {
-  if (v === null || v === undefined) return null;
-  if (numeric && typeof v === 'string' && NUMBER_TEXT.test(v)) {
-    const n = Number(v);
-    const integral = /^\s*[-+]?\d+\s*$/.test(v);
-    if (Number.isFinite(n) && (integral ? Number.isSafeInteger(n) : true)) return JSON.stringify(n);
-  }
-  if (Buffer.isBuffer(v)) return JSON.stringify({ base64: v.toString('base64') });
-  if (typeof v === 'bigint') return v.toString();
-  return JSON.stringify(v);
 }
 
 /** A pg client that reads int8 and numeric exactly: numbers when JavaScript holds them, else their digits. */
@@ -84,8 +69,6 @@ class PgInserter {
   readonly #head: string;
   readonly per: number;
   readonly #names = new Map<number, string>();
-  /** Columns of NUMERIC affinity (as the capture declares them): number-like text becomes a number. */
-  readonly numeric: boolean[];
 
   constructor(
     private readonly client: pg.Client,
@@ -93,12 +76,10 @@ class PgInserter {
     private readonly table: StoreTable,
     storeName: string,
     storeColumns: string[],
-    private readonly types: string[],
   ) {
     const cols = [CAPTURE_ID_COLUMN, ...storeColumns].map(quoteIdent).join(', ');
     this.#head = `INSERT INTO ${qualified(schema, storeName)} (${cols}) VALUES `;
     this.per = pgRowsPerStatement(table.columns.length);
-    this.numeric = table.columns.map((c) => affinity(c.type) === 'NUMERIC');
   }
 
   /** The statement of a full run, built once (a shorter run's is built when needed, not kept). */
@@ -110,7 +91,7 @@ class PgInserter {
     const tuples: string[] = [];
     for (let r = 0; r < rows; r++) {
       const p: string[] = [];
-      for (let c = 0; c < width; c++) p.push(`$${r * width + c + 1}`);
+      for (let c = 0; c < width; c++) p.push(c === 0 ? `$${r * width + c + 1}` : `$${r * width + c + 1}::jsonb`);
       tuples.push(`(${p.join(', ')})`);
     }
     const text = this.#head + tuples.join(', ');
@@ -123,29 +104,19 @@ class PgInserter {
     return { text, name };
   }
 
-  #value(v: unknown, i: number): unknown {
-    const type = this.types[i]!;
-    if (type === 'jsonb') return jsonbValue(v, this.numeric[i]);
-    if (v === undefined || v === null) return null;
-    if (Buffer.isBuffer(v)) {
-      if (type === 'bytea') return v;
-      throw new Error(`a blob in column ${this.table.columns[i]!.name} of ${this.table.name}, declared ${type}: on PostgreSQL a typed store column cannot hold a blob`);
-    }
-    if (typeof v === 'bigint') return v.toString();
-    return v;
-  }
-
-  async insert(captureId: number, rows: unknown[][]): Promise<void> {
+  async insert(captureId: number, rows: unknown[][], classes?: string[]): Promise<void> {
     const width = this.table.columns.length;
     for (let start = 0; start < rows.length; start += this.per) {
       const chunk = rows.slice(start, start + this.per);
       const params: unknown[] = [];
-      for (const row of chunk) {
+      for (let r = 0; r < chunk.length; r++) {
+        const row = chunk[r]!;
         if (!Array.isArray(row) || row.length !== width) {
           throw new Error(`a row of ${this.table.name} has ${Array.isArray(row) ? row.length : 'no'} values, not ${width}`);
         }
+        const cls = classes?.[start + r];
         params.push(captureId);
-        for (let i = 0; i < width; i++) params.push(this.#value(row[i], i));
+        for (let i = 0; i < width; i++) params.push(encodeValue(row[i], cls?.[i]));
       }
       const { text, name } = this.#sql(chunk.length);
       try {
@@ -165,10 +136,11 @@ export class PgCaptureStore implements CaptureStoreWriter {
     /** Where the store is, for messages: the url without its password and the schema. */
     readonly file: string,
     readonly schema: string,
+    readonly bounds: StoreBounds,
   ) {}
 
   /** Connects to database `url` and creates the store schema on first use. */
-  static async open(url: string, schema = CAPTURE_STORE_SCHEMA): Promise<PgCaptureStore> {
+  static async open(url: string, schema = CAPTURE_STORE_SCHEMA, bounds: StoreBounds = DEFAULT_BOUNDS): Promise<PgCaptureStore> {
     const client = await connectStore(url);
     try {
       await ensureSchema(client, schema);
@@ -176,7 +148,7 @@ export class PgCaptureStore implements CaptureStoreWriter {
       await client.end().catch(() => undefined);
       throw err;
     }
-    return new PgCaptureStore(client, `${redactText(url)}#${schema}`, schema);
+    return new PgCaptureStore(client, `${redactText(url)}#${schema}`, schema, bounds);
   }
 
   replace(
@@ -199,30 +171,30 @@ export class PgCaptureStore implements CaptureStoreWriter {
     const c = this.client;
     const inserters = new Map<string, PgInserter>();
     const counts = new Map<string, number>();
+    const placements = new Map<string, Placement>();
     let replaced = 0;
     await c.query('BEGIN');
     try {
       await c.query('SELECT pg_advisory_xact_lock($1)', [STORE_LOCK_KEY]);
-      for (const name of await pgStoreTables(c, this.schema)) {
-        const r = await c.query(`DELETE FROM ${qualified(this.schema, name)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = $1`, [captureId]);
-        replaced += r.rowCount ?? 0;
-      }
+      replaced = await removePgCapture(c, this.schema, captureId);
       for (const table of tables) {
-        const { name, types, columns } = await ensurePgTable(c, this.schema, table);
-        inserters.set(table.name, new PgInserter(c, this.schema, table, name, columns, types));
+        const p = await preparePgTable(c, this.schema, table, this.bounds);
+        placements.set(table.name, p);
+        inserters.set(table.name, new PgInserter(c, this.schema, table, p.physical, p.columns.map((x) => x.store)));
         counts.set(table.name, 0);
       }
       const progress: ReplaceProgress = { rows: 0, bytes: 0, table: '' };
       for await (const batch of batches) {
         const inserter = inserters.get(batch.table);
         if (!inserter) throw new Error(`rows for table ${JSON.stringify(batch.table)}, which the import did not announce`);
-        await inserter.insert(captureId, batch.rows);
+        await inserter.insert(captureId, batch.rows, batch.classes);
         counts.set(batch.table, counts.get(batch.table)! + batch.rows.length);
         progress.rows += batch.rows.length;
         progress.bytes += batch.bytes;
         progress.table = batch.table;
         onProgress?.({ ...progress });
       }
+      for (const table of tables) await recordPgCaptureTable(c, this.schema, captureId, table.name, placements.get(table.name)!, counts.get(table.name)!);
       await c.query('COMMIT');
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined);
@@ -242,6 +214,6 @@ export class PgCaptureStore implements CaptureStoreWriter {
 }
 
 /** Opens the PostgreSQL capture store (schema rigd_captures of the database `url`) for imports. */
-export function openPgCaptureStore(url: string, schema?: string): Promise<PgCaptureStore> {
-  return PgCaptureStore.open(url, schema);
+export function openPgCaptureStore(url: string, schema?: string, bounds?: StoreBounds): Promise<PgCaptureStore> {
+  return PgCaptureStore.open(url, schema, bounds);
 }

@@ -11,6 +11,8 @@ import { existsSync } from 'node:fs';
 import type { Database, Statement } from 'sqlite3';
 import { openSqliteReadOnly } from '../sqlite-read-only.ts';
 import { CAPTURE_ID_COLUMN, captureStorePath, quoteIdent } from './layout.ts';
+import { mapColumns } from './placement.ts';
+import { findCaptureTable } from './sqlite-catalog.ts';
 
 export type StoreValue = number | string | Buffer | null;
 export type StoreRow = Record<string, StoreValue>;
@@ -51,8 +53,32 @@ export function finalize(stmt: Statement): Promise<void> {
   return new Promise((resolve) => stmt.finalize(() => resolve()));
 }
 
-/** The store's columns of `table` (any case), or null when the store has no such table. */
-export async function storeColumns(db: Database, table: string): Promise<string[] | null> {
+/** Whether the store has its catalog (a store of the earlier layout has none until a writer opens it). */
+async function hasCatalog(db: Database): Promise<boolean> {
+  const [row] = await all<{ n: number }>(db, "SELECT count(*) AS n FROM main.sqlite_schema WHERE type = 'table' AND name = 'rigd_capture_tables'");
+  return row!.n > 0;
+}
+
+/**
+ * Where capture `captureId`'s table `table` is: its physical table and the physical column of each
+ * of its columns (catalog); a store without catalog holds it in the table of that name.
+ */
+export async function locateCaptureTable(db: Database, table: string, captureId: number): Promise<{ physical: string; columns: { name: string; store: string }[] } | null> {
+  if (await hasCatalog(db)) return findCaptureTable(db, captureId, table);
+  const rows = await all<{ name: string }>(db, 'SELECT name FROM pragma_table_info(?)', [table]);
+  if (rows.length === 0) return null;
+  return { physical: table, columns: rows.filter((r) => r.name !== CAPTURE_ID_COLUMN).map((r) => ({ name: r.name, store: r.name })) };
+}
+
+/**
+ * The columns of `table`: with `captureId`, that capture's own columns as it named them (null when
+ * the store does not hold that capture's table); without, the store table of that name's columns.
+ */
+export async function storeColumns(db: Database, table: string, captureId?: number): Promise<string[] | null> {
+  if (captureId !== undefined) {
+    const found = await locateCaptureTable(db, table, captureId);
+    return found ? found.columns.map((c) => c.name) : null;
+  }
   const rows = await all<{ name: string }>(db, 'SELECT name FROM pragma_table_info(?)', [table]);
   return rows.length > 0 ? rows.map((r) => r.name) : null;
 }
@@ -70,12 +96,15 @@ function exactColumn(name: string): string {
  * (the capture's own order; capture_id not among them). Stops early when the consumer does.
  */
 export async function* captureRows(db: Database, table: string, columns: string[], captureId: number, pageSize = 500): AsyncGenerator<StoreValue[]> {
+  const found = await locateCaptureTable(db, table, captureId);
+  if (!found) throw new Error(`the capture store holds no table ${table} of capture ${captureId}`);
+  const physical = mapColumns(found.columns.map((c) => ({ ...c, type: '' })), columns, 'sqlite');
   // The store table's rowid under a name none of its columns takes.
-  const taken = new Set((await storeColumns(db, table) ?? []).map((c) => c.toLowerCase()));
+  const taken = new Set((await storeColumns(db, found.physical) ?? []).map((c) => c.toLowerCase()));
   const rowid = ['rowid', '_rowid_', 'oid'].find((n) => !taken.has(n));
-  if (!rowid) throw new Error(`store table ${table} has columns named rowid, _rowid_ and oid: its rows cannot be paged`);
-  const select = [`${rowid} AS r`, ...columns.map((c, i) => `${exactColumn(c)} AS c${i}`)].join(', ');
-  const base = `SELECT ${select} FROM ${quoteIdent(table)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = ?`;
+  if (!rowid) throw new Error(`store table ${found.physical} has columns named rowid, _rowid_ and oid: its rows cannot be paged`);
+  const select = [`${rowid} AS r`, ...physical.map((c, i) => `${c === null ? 'NULL' : exactColumn(c)} AS c${i}`)].join(', ');
+  const base = `SELECT ${select} FROM ${quoteIdent(found.physical)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = ?`;
   const first = await prepare(db, `${base} ORDER BY ${rowid} LIMIT ?`);
   const next = await prepare(db, `${base} AND ${rowid} > ? ORDER BY ${rowid} LIMIT ?`);
   const page = (stmt: Statement, params: unknown[]) =>

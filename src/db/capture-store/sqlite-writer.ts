@@ -5,17 +5,21 @@
  *   await store.replace(captureId, tables, batches);
  *   await store.close();
  *
- * replace = BEGIN IMMEDIATE; DELETE the capture's rows from every store table; create tables and add
- * columns; multi-row INSERTs (as many rows per statement as SQLite's variable limit allows); COMMIT.
+ * replace = BEGIN IMMEDIATE; DELETE the capture's rows from the tables the catalog says it has (no
+ * others); place each table (placement.ts: the shared table, or one of its own shape) and create it
+ * or add columns; multi-row INSERTs (as many rows per statement as SQLite's variable limit allows);
+ * record the capture's tables in the catalog; COMMIT. (An import copies in the engine instead, in
+ * the capture child: sqlite-copy.ts; this path serves copies between stores.)
  * Anything thrown on the way (by the batches too) rolls back; a process killed mid-import leaves an
  * uncommitted WAL tail that SQLite discards, so the store holds the capture's rows as before.
  */
 import type sqlite3 from 'sqlite3';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
+import { DEFAULT_BOUNDS, type Placement, type StoreBounds } from './placement.ts';
+import { ensureCatalog, prepareTable, recordCaptureTable, removeCapture } from './sqlite-catalog.ts';
 import { closeDatabase, openStoreFile, run } from './sqlite-file.ts';
-import { ensureTable, storeTables } from './sqlite-schema.ts';
 import { inTurn } from './turns.ts';
-import type { CaptureStoreWriter, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
+import type { CaptureStoreWriter, EngineCopyTarget, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
 
 /** SQLITE_MAX_VARIABLE_NUMBER of SQLite 3.32 and later. */
 export const MAX_VARIABLES = 32766;
@@ -52,8 +56,9 @@ class TableInserter {
     private readonly db: sqlite3.Database,
     storeName: string,
     private readonly table: StoreTable,
+    storeColumns: string[],
   ) {
-    const cols = [CAPTURE_ID_COLUMN, ...table.columns.map((c) => c.name)].map(quoteIdent).join(', ');
+    const cols = [CAPTURE_ID_COLUMN, ...storeColumns].map(quoteIdent).join(', ');
     this.#head = `INSERT INTO main.${quoteIdent(storeName)} (${cols}) VALUES `;
     this.#tuple = `(${new Array(table.columns.length + 1).fill('?').join(', ')})`;
     this.per = rowsPerStatement(table.columns.length);
@@ -97,12 +102,31 @@ export class SqliteCaptureStore implements CaptureStoreWriter {
     private readonly db: sqlite3.Database,
     /** The store's file. */
     readonly file: string,
+    readonly bounds: StoreBounds,
   ) {}
 
-  /** Opens the store of dataDir, creating its file on first use. */
-  static async open(dataDir: string): Promise<SqliteCaptureStore> {
+  /** Opens the store of dataDir, creating its file (and catalog) on first use. */
+  static async open(dataDir: string, bounds: StoreBounds = DEFAULT_BOUNDS): Promise<SqliteCaptureStore> {
     const { db, file } = await openStoreFile(dataDir);
-    return new SqliteCaptureStore(db, file);
+    try {
+      await inTurn(file, () => ensureCatalog(db));
+    } catch (err) {
+      await closeDatabase(db).catch(() => undefined);
+      throw err;
+    }
+    return new SqliteCaptureStore(db, file, bounds);
+  }
+
+  /** Imports copy in the engine (the capture child, sqlite-copy.ts), in this store's turn. */
+  get inEngine(): EngineCopyTarget {
+    return {
+      file: this.file,
+      turn: (fn) =>
+        inTurn(this.file, async () => {
+          if (this.#closed) throw new Error('the capture store is closed');
+          return fn();
+        }),
+    };
   }
 
   replace(
@@ -124,15 +148,15 @@ export class SqliteCaptureStore implements CaptureStoreWriter {
     if (this.#closed) throw new Error('the capture store is closed');
     const inserters = new Map<string, TableInserter>();
     const counts = new Map<string, number>();
+    const placements = new Map<string, Placement>();
     let replaced = 0;
     await run(this.db, 'BEGIN IMMEDIATE');
     try {
-      for (const name of await storeTables(this.db)) {
-        replaced += (await run(this.db, `DELETE FROM main.${quoteIdent(name)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = ?`, [captureId])).changes;
-      }
+      replaced = await removeCapture(this.db, captureId);
       for (const table of tables) {
-        const { name } = await ensureTable(this.db, table);
-        inserters.set(table.name, new TableInserter(this.db, name, table));
+        const p = await prepareTable(this.db, table, this.bounds);
+        placements.set(table.name, p);
+        inserters.set(table.name, new TableInserter(this.db, p.physical, table, p.columns.map((c) => c.store)));
         counts.set(table.name, 0);
       }
       const progress: ReplaceProgress = { rows: 0, bytes: 0, table: '' };
@@ -147,6 +171,7 @@ export class SqliteCaptureStore implements CaptureStoreWriter {
         onProgress?.({ ...progress });
       }
       for (const i of inserters.values()) await i.close();
+      for (const table of tables) await recordCaptureTable(this.db, captureId, table.name, placements.get(table.name)!, counts.get(table.name)!);
       await run(this.db, 'COMMIT');
     } catch (err) {
       for (const i of inserters.values()) await i.close().catch(() => undefined);
@@ -167,6 +192,6 @@ export class SqliteCaptureStore implements CaptureStoreWriter {
 }
 
 /** Opens the SQLite capture store of dataDir for imports. */
-export function openCaptureStore(dataDir: string): Promise<SqliteCaptureStore> {
-  return SqliteCaptureStore.open(dataDir);
+export function openCaptureStore(dataDir: string, bounds?: StoreBounds): Promise<SqliteCaptureStore> {
+  return SqliteCaptureStore.open(dataDir, bounds);
 }

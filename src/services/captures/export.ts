@@ -85,7 +85,7 @@ export async function exportTable(captures: CaptureService, dataDir: string, id:
   const columns = table.columns.map((c) => c.name);
   const store = await openStore(dataDir, databaseUrl);
   try {
-    const have = await store.columns(table.name);
+    const have = await store.columns(table.name, id);
     const lower = new Set((have ?? []).map((c) => c.toLowerCase()));
     const missing = columns.filter((c) => !lower.has(c.toLowerCase()));
     if (!have || missing.length > 0) {
