@@ -25,6 +25,7 @@ const columnsSql = (table: string) =>
     ? `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = 'rigd_captures' AND table_name = '${table}' ORDER BY ordinal_position`
     : `SELECT name FROM pragma_table_info('${table}')`;
 /** Bytes of a blob column's values. */
+const num = (col: string) => (onPostgres ? `(${col})::numeric` : col);
 const blobLength = (col: string) => (onPostgres ? `length(decode(${col}->>'base64', 'base64'))` : `length(${col})`);
 import { tmpDir } from '../helpers/tmp.ts';
 
@@ -134,8 +135,19 @@ test("a table whose schema grows: the second capture adds a column, the first ca
   t.deepEqual(ta[0]!.columns.map((c) => c.name), ['lat', 'lon'], 'first capture: its column order');
   t.deepEqual(tb[0]!.columns.map((c) => c.name), ['alt', 'lon', 'lat', 'fix_time'], 'second capture: its own column order');
   t.deepEqual([tb[0]!.name, tb[0]!.time_column, tb[0]!.first], ['GPS', 'fix_time', '2024-12-31T22:00:00.000Z'], 'its own spelling; a zone in ISO text is honoured');
+  if (onPostgres) {
+    // PostgreSQL compares quoted names exactly: gps and GPS are two tables, each of its captures' shape.
+    t.deepEqual((await storeQuery<{ name: string }>(dataDir, columnsSql('gps'))).map((c) => c.name), ['capture_id', 'lat', 'lon'], 'gps as the first capture made it');
+    t.deepEqual((await storeQuery<{ name: string }>(dataDir, columnsSql('GPS'))).map((c) => c.name), ['capture_id', 'alt', 'lon', 'lat', 'fix_time'], 'GPS a table of its own name');
+    t.deepEqual(
+      await storeQuery(dataDir, 'SELECT capture_id, lat, lon, alt, fix_time FROM "GPS"'),
+      [{ capture_id: 11, lat: 51.0, lon: 5.5, alt: 12, fix_time: '2025-01-01T00:00:00+02:00' }],
+      'each value in its own column',
+    );
+    return;
+  }
   const cols = await storeQuery<{ name: string }>(dataDir, columnsSql('gps'));
-  t.deepEqual(cols.map((c) => c.name), ['capture_id', 'lat', 'lon', 'alt', 'fix_time'], 'one table (names compare without case), new columns added at the end');
+  t.deepEqual(cols.map((c) => c.name), ['capture_id', 'lat', 'lon', 'alt', 'fix_time'], 'one table (SQLite compares ASCII names without case), new columns added at the end');
   const rows = await storeQuery(dataDir, 'SELECT capture_id, lat, lon, alt, fix_time FROM gps ORDER BY capture_id, lat');
   t.deepEqual(
     rows,
@@ -254,9 +266,9 @@ test('a WITHOUT ROWID table, a table with a column named rowid and rowids beyond
   t.deepEqual(tables.map((x) => [x.name, x.rows]), [['kv', 2345], ['odd', 1500], ['far', 250]], 'all rows');
   const [far] = await storeQuery<{ n: number }>(dataDir, 'SELECT count(DISTINCT v) AS n FROM far WHERE capture_id = 300');
   t.equal(far!.n, 250, 'rowids near 2^63, one apart, each row once');
-  const [kv] = await storeQuery<{ n: number; s: number }>(dataDir, 'SELECT count(DISTINCT k || n) AS n, sum(n) AS s FROM kv WHERE capture_id = 300');
+  const [kv] = await storeQuery<{ n: number; s: number }>(dataDir, `SELECT count(DISTINCT k || n) AS n, sum(${num('n')}) AS s FROM kv WHERE capture_id = 300`);
   t.deepEqual([kv!.n, kv!.s], [2345, (2345 * 2346) / 2], 'each key once');
-  const [odd] = await storeQuery<{ n: number; s: number }>(dataDir, 'SELECT count(DISTINCT "rowid") AS n, sum(x) AS s FROM odd WHERE capture_id = 300');
+  const [odd] = await storeQuery<{ n: number; s: number }>(dataDir, `SELECT count(DISTINCT "rowid") AS n, sum(${num('x')}) AS s FROM odd WHERE capture_id = 300`);
   t.deepEqual([odd!.n, odd!.s], [1500, (1500 * 1501) / 2], 'the column named rowid keeps its values');
 });
 
