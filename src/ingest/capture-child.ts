@@ -95,7 +95,10 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     if (req.import.store) {
       // In the engine: the checked capture is closed here and attached to the store's connection.
       const attached: AttachedTable[] = [];
-      for (const t of tables) attached.push({ name: t.name, columns: t.columns, order: (await keyOf(db, t)).key });
+      for (const t of tables) {
+        const { key, rowid } = await keyOf(db, t);
+        attached.push({ name: t.name, columns: t.columns, order: key, rowid });
+      }
       const spans = await readSpans(db, tables);
       await close(db);
       db = undefined;

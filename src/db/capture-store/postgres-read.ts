@@ -72,7 +72,9 @@ class PgStoreReader implements StoreReader {
   async columns(table: string, captureId?: number): Promise<string[] | null> {
     if (captureId !== undefined) {
       const found = await this.#locate(table, captureId);
-      return found ? found.columns.map((c) => c.name) : null;
+      // A physical table removed behind the store's back holds nothing.
+      const held = found && (await pgColumns(this.client, this.schema, found.physical)).length > 0;
+      return held ? found.columns.map((c) => c.name) : null;
     }
     const name = await findPgTable(this.client, this.schema, table);
     if (!name) return null;

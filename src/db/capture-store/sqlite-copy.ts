@@ -11,7 +11,7 @@ import sqlite3 from 'sqlite3';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
 import type { StoreBounds } from './placement.ts';
 import { prepareTable, recordCaptureTable, removeCapture } from './sqlite-catalog.ts';
-import { closeDatabase, exec, run, STORE_PRAGMAS } from './sqlite-file.ts';
+import { all, closeDatabase, exec, run, STORE_PRAGMAS } from './sqlite-file.ts';
 
 /** The schema name the capture is attached under. */
 export const ATTACHED_CAPTURE = 'cap';
@@ -21,7 +21,12 @@ export interface AttachedTable {
   columns: readonly { name: string; type: string }[];
   /** The key to copy rows in (quoted identifiers): the rowid alias, or a WITHOUT ROWID table's primary key. */
   order: readonly string[];
+  /** Whether `order` is the rowid (then rows are copied in chunks of rowid ranges, each reported). */
+  rowid: boolean;
 }
+
+/** Rows per INSERT ... SELECT of a rowid table: progress (and its ack) comes once per chunk. */
+export const COPY_CHUNK_ROWS = 50_000;
 
 /** Opens the store file for a copy (URI names allowed, so the capture can be attached read-only), with the store's pragmas. */
 export async function openStoreForCopy(file: string): Promise<sqlite3.Database> {
@@ -43,7 +48,7 @@ export async function copyAttached(
   captureId: number,
   tables: readonly AttachedTable[],
   bounds: StoreBounds,
-  /** Called after each table's rows are in (before the commit); the copy waits for it. */
+  /** Called with the rows of each chunk copied (before the commit); the copy waits for it. */
   onTable?: (table: string, rows: number) => Promise<void> | void,
 ): Promise<{ rows: Map<string, number>; replaced: number }> {
   const rows = new Map<string, number>();
@@ -53,16 +58,38 @@ export async function copyAttached(
     for (const table of tables) {
       const p = await prepareTable(db, table, bounds);
       const into = [CAPTURE_ID_COLUMN, ...p.columns.map((c) => c.store)].map(quoteIdent).join(', ');
-      const from = table.columns.map((c) => quoteIdent(c.name)).join(', ');
-      const order = table.order.length > 0 ? ` ORDER BY ${table.order.join(', ')}` : '';
-      const { changes } = await run(
-        db,
-        `INSERT INTO main.${quoteIdent(p.physical)} (${into}) SELECT ?${from ? `, ${from}` : ''} FROM ${ATTACHED_CAPTURE}.${quoteIdent(table.name)}${order}`,
-        [captureId],
-      );
-      await recordCaptureTable(db, captureId, table.name, p, changes);
-      rows.set(table.name, changes);
-      await onTable?.(table.name, changes);
+      const cols = table.columns.map((c) => quoteIdent(c.name)).join(', ');
+      const from = `${ATTACHED_CAPTURE}.${quoteIdent(table.name)}`;
+      const insert = (where: string, params: unknown[]) =>
+        run(db, `INSERT INTO main.${quoteIdent(p.physical)} (${into}) SELECT ?${cols ? `, ${cols}` : ''} FROM ${from}${where}${table.order.length > 0 ? ` ORDER BY ${table.order.join(', ')}` : ''}`, [captureId, ...params]);
+      let total = 0;
+      if (!table.rowid) {
+        total = (await insert('', [])).changes;
+        await onTable?.(table.name, total);
+      } else {
+        // Chunks of rowid ranges; a rowid travels as text (exact past 2^53).
+        const k = table.order[0]!;
+        let after: string | null = null;
+        for (;;) {
+          const bound: { b: string }[] = await all<{ b: string }>(
+            db,
+            `SELECT CAST(${k} AS TEXT) AS b FROM ${from}${after === null ? '' : ` WHERE ${k} > CAST(? AS INTEGER)`} ORDER BY ${k} LIMIT 1 OFFSET ${COPY_CHUNK_ROWS - 1}`,
+            after === null ? [] : [after],
+          );
+          const upTo = bound[0]?.b ?? null;
+          const conds: string[] = [];
+          const params: unknown[] = [];
+          if (after !== null) conds.push(`${k} > CAST(? AS INTEGER)`), params.push(after);
+          if (upTo !== null) conds.push(`${k} <= CAST(? AS INTEGER)`), params.push(upTo);
+          const { changes } = await insert(conds.length > 0 ? ` WHERE ${conds.join(' AND ')}` : '', params);
+          total += changes;
+          await onTable?.(table.name, changes);
+          if (upTo === null) break;
+          after = upTo;
+        }
+      }
+      await recordCaptureTable(db, captureId, table.name, p, total);
+      rows.set(table.name, total);
     }
     await run(db, 'COMMIT');
     return { rows, replaced };

@@ -26,9 +26,21 @@ export const MAX_VARIABLES = 32766;
 /** Rows per INSERT statement at most (longer statements gain nothing). */
 export const MAX_ROWS_PER_STATEMENT = 500;
 
-/** Rows per INSERT for a table of `columns` capture columns (plus capture_id). */
+/**
+ * Rows per INSERT for a table of `columns` capture columns: each value takes two variables (its class
+ * and itself), capture_id one.
+ */
 export function rowsPerStatement(columns: number): number {
-  return Math.max(1, Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_VARIABLES / (columns + 1))));
+  return Math.max(1, Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_VARIABLES / (2 * columns + 1))));
+}
+
+/** A value's class letter from its JavaScript type, when the source did not say (as pg-values.ts infers it). */
+function classOf(v: unknown): string {
+  if (v === null || v === undefined) return 'n';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'i' : 'r';
+  if (typeof v === 'bigint') return 'i';
+  if (typeof v === 'string') return 't';
+  return 'b';
 }
 
 function prepare(db: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
@@ -49,7 +61,7 @@ function finalize(stmt: sqlite3.Statement): Promise<void> {
 class TableInserter {
   readonly #statements = new Map<number, sqlite3.Statement>();
   readonly #head: string;
-  readonly #tuple: string;
+  readonly #width: number;
   readonly per: number;
 
   constructor(
@@ -60,30 +72,49 @@ class TableInserter {
   ) {
     const cols = [CAPTURE_ID_COLUMN, ...storeColumns].map(quoteIdent).join(', ');
     this.#head = `INSERT INTO main.${quoteIdent(storeName)} (${cols}) VALUES `;
-    this.#tuple = `(${new Array(table.columns.length + 1).fill('?').join(', ')})`;
+    // node-sqlite3 binds a JavaScript number as an integer when it fits 32 bits, else as a real, and
+    // an integer past 2^53 comes as its digits: each value is cast to the class it had.
+    this.#width = table.columns.length;
     this.per = rowsPerStatement(table.columns.length);
   }
 
   async #statement(rows: number): Promise<sqlite3.Statement> {
     let stmt = this.#statements.get(rows);
     if (!stmt) {
-      stmt = await prepare(this.db, this.#head + new Array(rows).fill(this.#tuple).join(', '));
+      const w = this.#width;
+      const tuples: string[] = [];
+      for (let r = 0; r < rows; r++) {
+        const p = r * (2 * w + 1);
+        const values = [`?${p + 1}`];
+        for (let j = 0; j < w; j++) {
+          const c = `?${p + 2 + 2 * j}`;
+          const v = `?${p + 3 + 2 * j}`;
+          values.push(`CASE ${c} WHEN 'i' THEN CAST(${v} AS INTEGER) WHEN 'r' THEN CAST(${v} AS REAL) ELSE ${v} END`);
+        }
+        tuples.push(`(${values.join(', ')})`);
+      }
+      stmt = await prepare(this.db, this.#head + tuples.join(', '));
       this.#statements.set(rows, stmt);
     }
     return stmt;
   }
 
-  async insert(captureId: number, rows: unknown[][]): Promise<void> {
+  async insert(captureId: number, rows: unknown[][], classes?: string[]): Promise<void> {
     const width = this.table.columns.length;
     for (let start = 0; start < rows.length; start += this.per) {
       const chunk = rows.slice(start, start + this.per);
       const params: unknown[] = [];
-      for (const row of chunk) {
+      for (let r = 0; r < chunk.length; r++) {
+        const row = chunk[r]!;
         if (!Array.isArray(row) || row.length !== width) {
           throw new Error(`a row of ${this.table.name} has ${Array.isArray(row) ? row.length : 'no'} values, not ${width}`);
         }
+        const cls = classes?.[start + r];
         params.push(captureId);
-        for (const v of row) params.push(v === undefined ? null : v);
+        for (let j = 0; j < width; j++) {
+          const v = row[j] === undefined ? null : row[j];
+          params.push(cls?.[j] ?? classOf(v), typeof v === 'bigint' ? v.toString() : v);
+        }
       }
       await runStatement(await this.#statement(chunk.length), params);
     }
@@ -163,7 +194,7 @@ export class SqliteCaptureStore implements CaptureStoreWriter {
       for await (const batch of batches) {
         const inserter = inserters.get(batch.table);
         if (!inserter) throw new Error(`rows for table ${JSON.stringify(batch.table)}, which the import did not announce`);
-        await inserter.insert(captureId, batch.rows);
+        await inserter.insert(captureId, batch.rows, batch.classes);
         counts.set(batch.table, counts.get(batch.table)! + batch.rows.length);
         progress.rows += batch.rows.length;
         progress.bytes += batch.bytes;

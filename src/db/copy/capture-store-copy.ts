@@ -5,7 +5,7 @@
  * behind the writer (another SQLite file, PostgreSQL) gets the rows the import would have written.
  */
 import type { Database } from 'sqlite3';
-import { all, captureRows, storeColumns, type StoreValue } from '../capture-store/read.ts';
+import { all, captureRowsWithClasses, storeColumns, type StoreValue } from '../capture-store/read.ts';
 import { quoteIdent, type CaptureTableSummary } from '../capture-store/layout.ts';
 import type { CaptureStoreWriter, RowBatch, StoreTable } from '../capture-store/writer.ts';
 
@@ -34,17 +34,21 @@ async function* batchesOf(source: Database, captureId: number, tables: readonly 
   for (const table of tables) {
     if ((await storeColumns(source, table.name, captureId)) === null) continue;
     let rows: StoreValue[][] = [];
+    let classes: string[] = [];
     let bytes = 0;
-    for await (const row of captureRows(source, table.name, table.columns.map((c) => c.name), captureId, BATCH_ROWS)) {
-      rows.push(row);
-      bytes += bytesOf(row);
+    // With each row's storage classes: the target keeps integers past 2^53 and reals such as 1.0 exact.
+    for await (const row of captureRowsWithClasses(source, table.name, table.columns.map((c) => c.name), captureId, BATCH_ROWS)) {
+      rows.push(row.values);
+      classes.push(row.classes);
+      bytes += bytesOf(row.values);
       if (rows.length >= BATCH_ROWS) {
-        yield { table: table.name, rows, bytes };
+        yield { table: table.name, rows, bytes, classes };
         rows = [];
+        classes = [];
         bytes = 0;
       }
     }
-    if (rows.length > 0) yield { table: table.name, rows, bytes };
+    if (rows.length > 0) yield { table: table.name, rows, bytes, classes };
   }
 }
 
