@@ -19,7 +19,7 @@ import { CaptureRejected, type CaptureRejectReason } from './capture-rejected.ts
 import { close, openChecked, rejectionFor, type Step } from './capture-open.ts';
 import { checkStorable, keyOf, readSpans, streamTables } from './import-stream.ts';
 import { copyIntoStore, StoreFailure } from './capture-copy.ts';
-import type { AttachedTable } from '../db/capture-store/sqlite-copy.ts';
+import { COPY_CHUNK_BYTES, COPY_CHUNK_ROWS, type AttachedTable } from '../db/capture-store/sqlite-copy.ts';
 
 function send(msg: ChildMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -83,8 +83,8 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     );
     step = 'tables';
     await send({ type: 'step', step });
-    const widest = new Map<string, number>();
-    const tables = await readTables(db, { maxValueBytes: req.maxValueBytes, widest });
+    const widestRow = new Map<string, number>();
+    const tables = await readTables(db, { maxValueBytes: req.maxValueBytes, widest: widestRow });
     const pageSize = Number((await all<{ page_size: number }>(db, 'PRAGMA main.page_size'))[0]!.page_size);
     const pageCount = Number((await all<{ page_count: number }>(db, 'PRAGMA main.page_count'))[0]!.page_count);
     if (!req.import) return { type: 'result', ok: true, pageSize, pageCount, tables };
@@ -97,18 +97,21 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
       const attached: AttachedTable[] = [];
       for (const t of tables) {
         const { key, rowid } = await keyOf(db, t);
-        attached.push({ name: t.name, columns: t.columns, order: key, rowid });
+        const widest = widestRow.get(t.name);
+        const chunkRows = widest === undefined ? COPY_CHUNK_ROWS : Math.floor(COPY_CHUNK_BYTES / Math.max(widest + 8 * t.columns.length, 1));
+        attached.push({ name: t.name, columns: t.columns, order: key, rowid, chunkRows });
       }
       const spans = await readSpans(db, tables);
       await close(db);
       db = undefined;
       // Each table's progress waits for rigd's ack: an abort or timeout lands before the commit.
-      const copied = await copyIntoStore(req, attached, (table, rows) => sendAndWait({ type: 'copied', table, rows }));
+      // And the commit waits for rigd's go-ahead (it checks its job lease first).
+      const copied = await copyIntoStore(req, attached, (table, rows) => sendAndWait({ type: 'copied', table, rows }), () => sendAndWait({ type: 'commit' }));
       return { type: 'result', ok: true, pageSize, pageCount, tables, spans, copied };
     }
     await sendAndWait({ type: 'tables', tables });
     const frames = new FrameWriter();
-    const spans = await streamTables(db, tables, widest, req.import, async (table, rows, bytes) => {
+    const spans = await streamTables(db, tables, widestRow, req.import, async (table, rows, bytes) => {
       const frame = frames.encode(rows);
       await writeSpool(frame);
       await sendAndWait({ type: 'batch', table, rows: rows.length, bytes, frameBytes: frame.length });

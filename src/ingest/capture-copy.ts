@@ -16,7 +16,12 @@ import type { ChildRequest, CopyResult } from './capture-protocol.ts';
 /** A store failure (not the capture's): the import may be retried. */
 export class StoreFailure extends Error {}
 
-export async function copyIntoStore(req: ChildRequest, tables: readonly AttachedTable[], onTable: (table: string, rows: number) => Promise<void>): Promise<CopyResult> {
+export async function copyIntoStore(
+  req: ChildRequest,
+  tables: readonly AttachedTable[],
+  onTable: (table: string, rows: number) => Promise<void>,
+  beforeCommit: () => Promise<void>,
+): Promise<CopyResult> {
   const target = req.import!.store!;
   let db: sqlite3.Database;
   try {
@@ -28,7 +33,7 @@ export async function copyIntoStore(req: ChildRequest, tables: readonly Attached
     await defend(db, req, true);
     const uri = `${pathToFileURL(req.file).href}?mode=ro&immutable=1`;
     await run(db, `ATTACH DATABASE ? AS ${ATTACHED_CAPTURE}`, [uri]);
-    const { rows, replaced } = await copyAttached(db, target.captureId, tables, req.import!.bounds, onTable);
+    const { rows, replaced } = await copyAttached(db, target.captureId, tables, req.import!.bounds, onTable, beforeCommit);
     return { rows: Object.fromEntries(rows), replaced };
   } catch (err) {
     if (err instanceof CaptureRejected) throw err;

@@ -68,6 +68,8 @@ export type ChildMessage =
   | { type: 'tables'; tables: CaptureTable[] }
   | { type: 'batch'; table: string; rows: number; bytes: number; frameBytes: number }
   | { type: 'copied'; table: string; rows: number }
+  /** An import in the engine is ready to commit: it waits for rigd's ack (no ack: no commit). */
+  | { type: 'commit' }
   | { type: 'result'; ok: true; pageSize: number; pageCount: number; tables: CaptureTable[]; spans?: RawTimeSpan[]; copied?: CopyResult }
   | { type: 'result'; ok: false; reason: CaptureRejectReason; message: string }
   /** The store failed (disk full, locked, unreachable): not the capture's fault, the import may be retried. */

@@ -21,7 +21,7 @@
  * Steps reported (onStep): those of the inspection ('header' ... 'tables'), then 'import'.
  */
 import type { CaptureTableSummary } from '../db/capture-store/layout.ts';
-import type { CaptureStoreWriter, StoreTable } from '../db/capture-store/writer.ts';
+import type { CaptureStoreWriter, ReplaceOptions, StoreTable } from '../db/capture-store/writer.ts';
 import { decodeFrame } from './batch-frame.ts';
 import { BatchSpool } from './batch-spool.ts';
 import { abortError, runChild, type ChildSuccess } from './capture-child-run.ts';
@@ -65,6 +65,11 @@ export interface ImportOptions extends Pick<InspectOptions, 'memoryLimitMb' | 'm
   batchRows?: number;
   /** @default BATCH_BYTES */
   batchBytes?: number;
+  /**
+   * Runs right before the store's COMMIT (throwing rolls the import back): on PostgreSQL with a query
+   * on the store transaction's connection, so a check of the job's lease and the commit are one.
+   */
+  beforeCommit?: ReplaceOptions['beforeCommit'];
 }
 
 /** Imports `file` as capture `captureId`; resolves with its tables once they are committed. */
@@ -89,13 +94,29 @@ export async function importCapture(file: string, captureId: number, store: Capt
       const request = { ...base, import: { ...base.import, store: { file: target.file, captureId } } };
       const progress: ImportProgress = { rows: 0, bytes: 0, table: '' };
       const remaining = Math.max(opts.timeoutMs - (Date.now() - started), 0);
+      let refused: Error | undefined;
+      const stop = new AbortController();
+      const onAbort = () => stop.abort();
+      if (opts.signal?.aborted) stop.abort();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
       const result = await runChild(request, remaining, opts.timeoutMs, {
         what: 'import',
         onStep: opts.onStep,
         onStats: opts.onStats,
         onChild: opts.onChild,
-        signal: opts.signal,
+        signal: stop.signal,
         onMessage: (msg, reply) => {
+          if (msg.type === 'commit') {
+            // The go-ahead only while this run may still commit (its lease held, not aborted).
+            Promise.resolve(opts.beforeCommit?.()).then(
+              () => reply({ type: 'ack' }),
+              (err: Error) => {
+                refused = err;
+                stop.abort();
+              },
+            );
+            return;
+          }
           if (msg.type !== 'copied') return;
           progress.rows += msg.rows;
           progress.table = msg.table;
@@ -103,9 +124,11 @@ export async function importCapture(file: string, captureId: number, store: Capt
           // The child commits only after the last table's ack: an abort here stops it first.
           if (!opts.signal?.aborted) reply({ type: 'ack' });
         },
-      }).catch((err: Error) => {
-        throw opts.signal?.aborted ? abortError('import') : err;
-      });
+      })
+        .catch((err: Error) => {
+          throw refused ?? (opts.signal?.aborted ? abortError('import') : err);
+        })
+        .finally(() => opts.signal?.removeEventListener('abort', onAbort));
       if (!result.copied) throw new Error('the capture child answered without copying the capture');
       inspected(result);
       return summaries(result.tables, new Map(Object.entries(result.copied.rows)), result);
@@ -172,7 +195,9 @@ export async function importCapture(file: string, captureId: number, store: Capt
     noTables.catch(() => undefined); // settles after the tables in a good run
     const tables = await Promise.race([tablesIn, noTables]);
     const announce: StoreTable[] = tables.map((t) => ({ name: t.name, columns: t.columns }));
-    const written = await store.replace(captureId, announce, channel, (p) => opts.onProgress?.({ rows: p.rows, bytes: p.bytes, table: p.table }));
+    const written = await store.replace(captureId, announce, channel, (p) => opts.onProgress?.({ rows: p.rows, bytes: p.bytes, table: p.table }), {
+      beforeCommit: opts.beforeCommit,
+    });
     const result: ChildSuccess = await child;
     inspected(result);
     return summaries(tables, written.rows, result);

@@ -101,3 +101,20 @@ export async function findPgCaptureTable(client: pg.ClientBase, schema: string, 
   const row = rows.find((r) => r.name === name) ?? rows[0];
   return row ? { physical: row.physical, columns: JSON.parse(row.columns) as MappedColumn[] } : null;
 }
+
+/** First key of the advisory locks of imports (two-key form: capture locks and name locks). */
+export const CAPTURE_LOCK_KEY = 0x72696764; // "rigd"
+export const NAME_LOCK_KEY = 0x7269676e; // "rign"
+
+/**
+ * The locks one import takes, for its transaction: its capture (a second import of the same capture
+ * waits), then each table name it writes or leaves (imports of other names run at the same time;
+ * imports placing the same name take turns, so two never create or widen one table at once). Names
+ * are locked in one order, so two imports never wait on each other in a cycle.
+ */
+export async function lockForImport(client: pg.ClientBase, schema: string, captureId: number, tables: readonly { name: string }[]): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)', [CAPTURE_LOCK_KEY, captureId]);
+  const { rows } = await client.query<{ name: string }>(`SELECT DISTINCT name FROM ${qualified(schema, 'rigd_capture_tables')} WHERE capture_id = $1`, [captureId]);
+  const keys = [...new Set([...tables.map((t) => nameKey('postgres', t.name)), ...rows.map((r) => nameKey('postgres', r.name))])].sort();
+  for (const key of keys) await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [NAME_LOCK_KEY, key]);
+}

@@ -6,11 +6,12 @@
  *   await store.replace(captureId, tables, batches);
  *   await store.close();
  *
- * replace = BEGIN; pg_advisory_xact_lock (one writer at a time across processes, so two imports
- * never deadlock on each other's tables); DELETE the capture's rows from the tables the catalog says
+ * replace = BEGIN; advisory locks on the capture and on the table names it writes (lockForImport:
+ * imports of other captures and other names run at once, two never widen one table together); DELETE the capture's rows from the tables the catalog says
  * it has; place each table (placement.ts) and create it or add jsonb columns; multi-row INSERTs of
  * class-carrying jsonb values (pg-values.ts) with bound parameters (under PostgreSQL's 65535); record
- * the catalog rows; COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
+ * the catalog rows; the caller's beforeCommit (the ingester checks its job lease there, in this
+ * transaction); COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
  * loses its connection and the server rolls its transaction back, leaving the previous rows.
  */
 import { createHash } from 'node:crypto';
@@ -18,11 +19,11 @@ import pg from 'pg';
 import { redactText } from '../database-url.ts';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
 import { DEFAULT_BOUNDS, type Placement, type StoreBounds } from './placement.ts';
-import { preparePgTable, recordPgCaptureTable, removePgCapture } from './postgres-catalog.ts';
-import { CAPTURE_STORE_SCHEMA, STORE_LOCK_KEY, ensureSchema, qualified } from './postgres-schema.ts';
+import { lockForImport, preparePgTable, recordPgCaptureTable, removePgCapture } from './postgres-catalog.ts';
+import { CAPTURE_STORE_SCHEMA, ensureSchema, qualified } from './postgres-schema.ts';
 import { encodeValue } from './pg-values.ts';
 import { inTurn } from './turns.ts';
-import type { CaptureStoreWriter, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
+import type { CaptureStoreWriter, ReplaceOptions, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
 
 /** Bind parameters of one statement at most (PostgreSQL's protocol counts them in 16 bits). */
 export const MAX_PARAMETERS = 65_535;
@@ -156,16 +157,18 @@ export class PgCaptureStore implements CaptureStoreWriter {
     tables: readonly StoreTable[],
     batches: AsyncIterable<RowBatch>,
     onProgress?: (p: ReplaceProgress) => void,
+    opts: ReplaceOptions = {},
   ): Promise<ReplaceResult> {
     if (!Number.isSafeInteger(captureId)) return Promise.reject(new Error(`capture id ${captureId} is not an integer`));
-    return inTurn(this.file, () => this.#replace(captureId, tables, batches, onProgress));
+    return inTurn(this.file, () => this.#replace(captureId, tables, batches, onProgress, opts));
   }
 
   async #replace(
     captureId: number,
     tables: readonly StoreTable[],
     batches: AsyncIterable<RowBatch>,
-    onProgress?: (p: ReplaceProgress) => void,
+    onProgress: ((p: ReplaceProgress) => void) | undefined,
+    opts: ReplaceOptions,
   ): Promise<ReplaceResult> {
     if (this.#closed) throw new Error('the capture store is closed');
     const c = this.client;
@@ -175,7 +178,7 @@ export class PgCaptureStore implements CaptureStoreWriter {
     let replaced = 0;
     await c.query('BEGIN');
     try {
-      await c.query('SELECT pg_advisory_xact_lock($1)', [STORE_LOCK_KEY]);
+      await lockForImport(c, this.schema, captureId, tables);
       replaced = await removePgCapture(c, this.schema, captureId);
       for (const table of tables) {
         const p = await preparePgTable(c, this.schema, table, this.bounds);
@@ -195,6 +198,7 @@ export class PgCaptureStore implements CaptureStoreWriter {
         onProgress?.({ ...progress });
       }
       for (const table of tables) await recordPgCaptureTable(c, this.schema, captureId, table.name, placements.get(table.name)!, counts.get(table.name)!);
+      await opts.beforeCommit?.(async (text, values) => (await c.query(text, values)).rowCount ?? 0);
       await c.query('COMMIT');
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined);

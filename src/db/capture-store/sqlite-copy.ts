@@ -23,10 +23,14 @@ export interface AttachedTable {
   order: readonly string[];
   /** Whether `order` is the rowid (then rows are copied in chunks of rowid ranges, each reported). */
   rowid: boolean;
+  /** Rows per chunk (at most COPY_CHUNK_ROWS; fewer for wide rows, so progress comes every few MB). */
+  chunkRows?: number;
 }
 
-/** Rows per INSERT ... SELECT of a rowid table: progress (and its ack) comes once per chunk. */
+/** Rows per INSERT ... SELECT of a rowid table at most: progress (and its ack) comes once per chunk. */
 export const COPY_CHUNK_ROWS = 50_000;
+/** Bytes per chunk, about (by the table's widest row as the inspection measured it). */
+export const COPY_CHUNK_BYTES = 8 * 1024 * 1024;
 
 /** Opens the store file for a copy (URI names allowed, so the capture can be attached read-only), with the store's pragmas. */
 export async function openStoreForCopy(file: string): Promise<sqlite3.Database> {
@@ -50,6 +54,8 @@ export async function copyAttached(
   bounds: StoreBounds,
   /** Called with the rows of each chunk copied (before the commit); the copy waits for it. */
   onTable?: (table: string, rows: number) => Promise<void> | void,
+  /** Runs right before COMMIT (throwing rolls back). */
+  beforeCommit?: () => Promise<void>,
 ): Promise<{ rows: Map<string, number>; replaced: number }> {
   const rows = new Map<string, number>();
   await run(db, 'BEGIN IMMEDIATE');
@@ -69,11 +75,12 @@ export async function copyAttached(
       } else {
         // Chunks of rowid ranges; a rowid travels as text (exact past 2^53).
         const k = table.order[0]!;
+        const chunk = Math.max(1, Math.min(COPY_CHUNK_ROWS, Math.floor(table.chunkRows ?? COPY_CHUNK_ROWS)));
         let after: string | null = null;
         for (;;) {
           const bound: { b: string }[] = await all<{ b: string }>(
             db,
-            `SELECT CAST(${k} AS TEXT) AS b FROM ${from}${after === null ? '' : ` WHERE ${k} > CAST(? AS INTEGER)`} ORDER BY ${k} LIMIT 1 OFFSET ${COPY_CHUNK_ROWS - 1}`,
+            `SELECT CAST(${k} AS TEXT) AS b FROM ${from}${after === null ? '' : ` WHERE ${k} > CAST(? AS INTEGER)`} ORDER BY ${k} LIMIT 1 OFFSET ${chunk - 1}`,
             after === null ? [] : [after],
           );
           const upTo = bound[0]?.b ?? null;
@@ -91,6 +98,7 @@ export async function copyAttached(
       await recordCaptureTable(db, captureId, table.name, p, total);
       rows.set(table.name, total);
     }
+    await beforeCommit?.();
     await run(db, 'COMMIT');
     return { rows, replaced };
   } catch (err) {

@@ -19,7 +19,7 @@ import { DEFAULT_BOUNDS, type Placement, type StoreBounds } from './placement.ts
 import { ensureCatalog, prepareTable, recordCaptureTable, removeCapture } from './sqlite-catalog.ts';
 import { closeDatabase, openStoreFile, run } from './sqlite-file.ts';
 import { inTurn } from './turns.ts';
-import type { CaptureStoreWriter, EngineCopyTarget, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
+import type { CaptureStoreWriter, ReplaceOptions, EngineCopyTarget, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
 
 /** SQLITE_MAX_VARIABLE_NUMBER of SQLite 3.32 and later. */
 export const MAX_VARIABLES = 32766;
@@ -165,16 +165,18 @@ export class SqliteCaptureStore implements CaptureStoreWriter {
     tables: readonly StoreTable[],
     batches: AsyncIterable<RowBatch>,
     onProgress?: (p: ReplaceProgress) => void,
+    opts: ReplaceOptions = {},
   ): Promise<ReplaceResult> {
     if (!Number.isSafeInteger(captureId)) return Promise.reject(new Error(`capture id ${captureId} is not an integer`));
-    return inTurn(this.file, () => this.#replace(captureId, tables, batches, onProgress));
+    return inTurn(this.file, () => this.#replace(captureId, tables, batches, onProgress, opts));
   }
 
   async #replace(
     captureId: number,
     tables: readonly StoreTable[],
     batches: AsyncIterable<RowBatch>,
-    onProgress?: (p: ReplaceProgress) => void,
+    onProgress: ((p: ReplaceProgress) => void) | undefined,
+    opts: ReplaceOptions,
   ): Promise<ReplaceResult> {
     if (this.#closed) throw new Error('the capture store is closed');
     const inserters = new Map<string, TableInserter>();
@@ -203,6 +205,7 @@ export class SqliteCaptureStore implements CaptureStoreWriter {
       }
       for (const i of inserters.values()) await i.close();
       for (const table of tables) await recordCaptureTable(this.db, captureId, table.name, placements.get(table.name)!, counts.get(table.name)!);
+      await opts.beforeCommit?.();
       await run(this.db, 'COMMIT');
     } catch (err) {
       for (const i of inserters.values()) await i.close().catch(() => undefined);

@@ -61,6 +61,18 @@ export interface EngineCopyTarget {
   turn<T>(fn: () => Promise<T>): Promise<T>;
 }
 
+/** A statement on the store's own connection, inside the replace's transaction; resolves with the row count. */
+export type StoreTxQuery = (text: string, values: unknown[]) => Promise<number>;
+
+export interface ReplaceOptions {
+  /**
+   * Runs right before COMMIT, inside the transaction; throwing rolls everything back. PostgreSQL
+   * passes a query on the transaction's connection (the service's tables are in the same database),
+   * SQLite none (its store is a file of its own).
+   */
+  beforeCommit?: (query?: StoreTxQuery) => Promise<void>;
+}
+
 export interface CaptureStoreWriter {
   /** Per-capture bounds (config captures.*). */
   readonly bounds: StoreBounds;
@@ -76,6 +88,7 @@ export interface CaptureStoreWriter {
     tables: readonly StoreTable[],
     batches: AsyncIterable<RowBatch>,
     onProgress?: (p: ReplaceProgress) => void,
+    opts?: ReplaceOptions,
   ): Promise<ReplaceResult>;
   close(): Promise<void>;
 }
