@@ -31,6 +31,9 @@ export async function copyIntoStore(
   }
   try {
     await defend(db, req, true);
+    // The WAL is checkpointed by rigd's own store connection after the import (afterCopy), not by
+    // this commit: the capture's bytes are not copied a second time on the import's clock.
+    await run(db, 'PRAGMA wal_autocheckpoint = 0');
     const uri = `${pathToFileURL(req.file).href}?mode=ro&immutable=1`;
     await run(db, `ATTACH DATABASE ? AS ${ATTACHED_CAPTURE}`, [uri]);
     const { rows, replaced } = await copyAttached(db, target.captureId, tables, req.import!.bounds, onTable, beforeCommit);

@@ -130,6 +130,7 @@ export async function importCapture(file: string, captureId: number, store: Capt
         })
         .finally(() => opts.signal?.removeEventListener('abort', onAbort));
       if (!result.copied) throw new Error('the capture child answered without copying the capture');
+      target.afterCopy();
       inspected(result);
       return summaries(result.tables, new Map(Object.entries(result.copied.rows)), result);
     });

@@ -157,6 +157,10 @@ export class SqliteCaptureStore implements CaptureStoreWriter {
           if (this.#closed) throw new Error('the capture store is closed');
           return fn();
         }),
+      afterCopy: () =>
+        void inTurn(this.file, async () => {
+          if (!this.#closed) await run(this.db, 'PRAGMA wal_checkpoint(PASSIVE)').catch(() => undefined);
+        }),
     };
   }
 

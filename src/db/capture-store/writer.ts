@@ -59,6 +59,8 @@ export interface EngineCopyTarget {
   file: string;
   /** Runs fn (the child's whole copy) in the store's turn. */
   turn<T>(fn: () => Promise<T>): Promise<T>;
+  /** After a copy committed: checkpoints the WAL in the background (in the store's next turn). */
+  afterCopy(): void;
 }
 
 /** A statement on the store's own connection, inside the replace's transaction; resolves with the row count. */
