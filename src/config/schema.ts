@@ -61,6 +61,16 @@ export interface Config {
     lease_s: number;
   };
   rigs: { online_after_s: number; offline_after_s: number; history_retention_days: number };
+  captures: {
+    /** Exports (CLI excluded: API only) running at once on this node; more get 429. */
+    export_max_concurrent: number;
+    /** Exports running at once for one user; more get 429. */
+    export_max_per_user: number;
+    /** Most bytes of values one export reads from the store per page. */
+    export_page_bytes: number;
+    /** Seconds /healthz reuses its count of ingested captures' rows in the store. */
+    rows_check_s: number;
+  };
   auth: {
     /** Lifetime of an API session token, in days. */
     token_ttl_days: number;
@@ -144,6 +154,12 @@ export const configSchema = Joi.object<Config>({
     job_timeout_ms: positiveInt.max(24 * 3600 * 1000).default(10 * 60 * 1000),
     read_bytes_per_s: Joi.number().integer().min(0).max(10 * 1024 ** 3).default(0),
     lease_s: positiveInt.max(3600).default(30),
+  }).default(),
+  captures: Joi.object({
+    export_max_concurrent: positiveInt.max(10_000).default(16),
+    export_max_per_user: positiveInt.max(10_000).default(4),
+    export_page_bytes: Joi.number().integer().min(65_536).max(256 * 1024 ** 2).default(1024 ** 2),
+    rows_check_s: positiveInt.max(86_400).default(300),
   }).default(),
   rigs: Joi.object({
     online_after_s: positiveInt.max(30 * 86400).default(300),
