@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
-import { captureRowCounts } from '../../db/capture-store/pages.ts';
+import { captureRowCounts } from '../../db/capture-store/row-counts.ts';
 import { isPostgresUrl } from '../../db/database-url.ts';
 import { DB_FILE } from '../../db/file.ts';
 import type { Database } from '../../db/index.ts';

@@ -1,5 +1,5 @@
 /**
- * Reads of the capture store for checks and bounded exports, built on the store's readers
+ * Counting the capture store, built on its readers
  * (store-reader.ts): how many rows each capture has in a store table (the `capture_rows` check of
  * doctor and /healthz).
  */
