@@ -1,0 +1,260 @@
+/**
+ * One capture's rows of one store table, read a page at a time with bounded memory, for exports
+ * (services/captures/export.ts). A page holds at most `pageRows` rows and about `pageBytes` bytes of
+ * values; a text or blob value longer than `largeBytes` is not in the page at all but named by a
+ * LargeValue, read on its own when its turn comes (large()): the caller bounds how many large values
+ * are in memory at once (SQLite's driver has no incremental blob reads, and PostgreSQL detoasts a
+ * whole value for any part of it, so reading one in parts would cost a whole read per part).
+ *
+ * Pages follow insertion order. First a list of the rows (their rowid or ctid and the lengths of their
+ * values, a few numbers each) is read ahead; each page then takes as many of them as fit in its
+ * budget and reads their values. Exports share a few store connections (SharedHandles), so hundreds
+ * of exports need no more handles. SQLite: read-only connections to the store file, rows by rowid.
+ * PostgreSQL (pg-pages.ts): the list is a WITH HOLD cursor and the values are read by ctid.
+ */
+import { existsSync } from 'node:fs';
+import type { Database } from 'sqlite3';
+import { isPostgresUrl } from '../database-url.ts';
+import { openSqliteReadOnly, type ReadOnlySqlite } from '../sqlite-read-only.ts';
+import { CAPTURE_ID_COLUMN, captureStorePath, quoteIdent } from './layout.ts';
+import { all, storeColumns, type StoreValue } from './read.ts';
+
+export interface PageOptions {
+  /** Most rows per page. */
+  pageRows: number;
+  /** Most bytes of (small) values per page; a single row may exceed it. */
+  pageBytes: number;
+  /** A text or blob longer than this (bytes, or characters for text) is read on its own (large()). */
+  largeBytes: number;
+}
+
+/**
+ * A value read on its own: a `blob` as bytes (Buffer), a `base64` blob as its base64 text, a `text`
+ * as a string. `length` is in bytes (blob) or characters.
+ */
+export interface LargeValue {
+  readonly large: 'blob' | 'base64' | 'text';
+  readonly length: number;
+  readonly row: string;
+  readonly column: number;
+}
+
+export type PageCell = StoreValue | LargeValue;
+
+export interface TablePages {
+  /** The next page of rows (cells in the order of `columns`), or null after the last. */
+  next(): Promise<PageCell[][] | null>;
+  /** A large value of the last page, whole. */
+  large(value: LargeValue): Promise<Buffer | string>;
+  /** Idempotent; releases the store handle at once. */
+  close(): Promise<void>;
+}
+
+export function isLarge(cell: PageCell): cell is LargeValue {
+  return cell !== null && typeof cell === 'object' && !Buffer.isBuffer(cell);
+}
+
+/** One row of the list read ahead: its key, the bytes of its small values, and its large values. */
+export interface RowRef {
+  key: string;
+  bytes: number;
+  large: Map<number, LargeValue>;
+}
+
+/** Page cache of a shared SQLite export connection, KiB (SQLite's default is 2000). */
+const CACHE_KIB = 1024;
+/** Store connections all exports share, per store (SQLite: serialized, so each takes one of libuv's threads at most). */
+export const SHARED_CONNECTIONS = 2;
+
+/**
+ * A few connections that many exports share, opened on first use and closed as soon as no export
+ * uses them (an export releases its share when it ends, fails or its client goes away).
+ */
+export class SharedHandles<T> {
+  readonly #list: { handle: Promise<T>; users: number }[] = [];
+
+  constructor(
+    private readonly open: () => Promise<T>,
+    private readonly end: (handle: T) => Promise<void>,
+    private readonly max = SHARED_CONNECTIONS,
+  ) {}
+
+  /** A share of the least used connection (a new one while fewer than max are open). */
+  async acquire(): Promise<{ handle: T; release: () => Promise<void> }> {
+    if (this.#list.length < this.max) this.#list.push({ handle: this.open(), users: 0 });
+    const entry = this.#list.reduce((a, b) => (b.users < a.users ? b : a));
+    entry.users += 1;
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      entry.users -= 1;
+      if (entry.users > 0) return;
+      const at = this.#list.indexOf(entry);
+      if (at >= 0) this.#list.splice(at, 1);
+      await entry.handle.then((h) => this.end(h)).catch(() => undefined);
+    };
+    try {
+      return { handle: await entry.handle, release };
+    } catch (err) {
+      await release();
+      throw err;
+    }
+  }
+}
+
+/** Columns per SQL expression in the row list (SQLite's expression depth is 1000). */
+export const GROUP = 100;
+
+export function groups<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += GROUP) out.push(items.slice(i, i + GROUP));
+  return out;
+}
+
+/** "3:blob:16777216,7:text:300000," -> the large values of a row. */
+export function parseLarge(row: string, text: string | null, kinds: Record<string, LargeValue['large']>): Map<number, LargeValue> {
+  const out = new Map<number, LargeValue>();
+  for (const part of (text ?? '').split(',')) {
+    if (!part) continue;
+    const [column, kind, length] = part.split(':');
+    out.set(Number(column), { large: kinds[kind!] ?? 'text', length: Number(length), row, column: Number(column) });
+  }
+  return out;
+}
+
+/** Takes from `ahead` the rows of the next page: at least one, then while rows and bytes allow. */
+export function takePage(ahead: RowRef[], opts: PageOptions): RowRef[] {
+  let bytes = 0;
+  let n = 0;
+  while (n < ahead.length && n < opts.pageRows && (n === 0 || bytes + ahead[n]!.bytes <= opts.pageBytes)) bytes += ahead[n++]!.bytes;
+  return ahead.splice(0, n);
+}
+
+/** Integers JavaScript cannot hold exactly come out as their decimal text (as read.ts). */
+function exact(q: string): string {
+  const safe = Number.MAX_SAFE_INTEGER;
+  return `CASE WHEN typeof(${q}) = 'integer' AND (${q} > ${safe} OR ${q} < -${safe}) THEN CAST(${q} AS TEXT) ELSE ${q} END`;
+}
+
+class SqlitePages implements TablePages {
+  readonly #ahead: RowRef[] = [];
+  #after: number | null = null;
+  #done = false;
+  readonly #big: (q: string) => string;
+
+  #closed = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly closeDb: () => Promise<void>,
+    private readonly table: string,
+    private readonly rowid: string,
+    private readonly columns: string[],
+    private readonly captureId: number,
+    private readonly opts: PageOptions,
+  ) {
+    this.#big = (q) => `(typeof(${q}) IN ('blob', 'text') AND length(${q}) > ${Math.floor(opts.largeBytes)})`;
+  }
+
+  async #readAhead(): Promise<void> {
+    const cols = this.columns.map((c, i) => ({ q: quoteIdent(c), i }));
+    const bytes = groups(cols).map((g) => `(${g.map(({ q }) => `CASE WHEN ${this.#big(q)} THEN 0 ELSE coalesce(length(${q}), 0) END`).join(' + ')})`);
+    const large = groups(cols).map((g) => g.map(({ q, i }) => `coalesce(CASE WHEN ${this.#big(q)} THEN '${i}:' || typeof(${q}) || ':' || length(${q}) || ',' END, '')`).join(' || '));
+    const select = [`${this.rowid} AS r`, `(${bytes.join(' + ') || '0'}) AS b`, ...large.map((l, i) => `${l} AS l${i}`)].join(', ');
+    const where = `${quoteIdent(CAPTURE_ID_COLUMN)} = ?${this.#after === null ? '' : ` AND ${this.rowid} > ?`}`;
+    const params = this.#after === null ? [this.captureId] : [this.captureId, this.#after];
+    const limit = Math.max(this.opts.pageRows * 4, 256);
+    const rows = await all<Record<string, number | string | null>>(this.db, `SELECT ${select} FROM ${quoteIdent(this.table)} WHERE ${where} ORDER BY ${this.rowid} LIMIT ${limit}`, params);
+    if (rows.length < limit) this.#done = true;
+    for (const r of rows) {
+      const key = String(r.r);
+      const text = large.map((_, i) => r[`l${i}`] ?? '').join('');
+      this.#ahead.push({ key, bytes: Number(r.b), large: parseLarge(key, text, { blob: 'blob', text: 'text' }) });
+    }
+    if (rows.length) this.#after = Number(rows[rows.length - 1]!.r);
+  }
+
+  async next(): Promise<PageCell[][] | null> {
+    // The connection is shared: once closed, this export reads nothing more.
+    if (this.#closed) throw new Error('the export was closed');
+    if (this.#ahead.length === 0 && !this.#done) await this.#readAhead();
+    if (this.#ahead.length === 0) return null;
+    const page = takePage(this.#ahead, this.opts);
+    const select = [`${this.rowid} AS r`, ...this.columns.map((c, i) => `CASE WHEN ${this.#big(quoteIdent(c))} THEN NULL ELSE ${exact(quoteIdent(c))} END AS c${i}`)].join(', ');
+    const rows = await all<Record<string, StoreValue>>(
+      this.db,
+      `SELECT ${select} FROM ${quoteIdent(this.table)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = ? AND ${this.rowid} >= ? AND ${this.rowid} <= ? ORDER BY ${this.rowid}`,
+      [this.captureId, Number(page[0]!.key), Number(page[page.length - 1]!.key)],
+    );
+    if (rows.length !== page.length || rows.some((r, i) => String(r.r) !== page[i]!.key)) {
+      throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
+    }
+    return rows.map((r, i) => this.columns.map((_, c) => page[i]!.large.get(c) ?? r[`c${c}`] ?? null));
+  }
+
+  async large(value: LargeValue): Promise<Buffer | string> {
+    if (this.#closed) throw new Error('the export was closed');
+    const q = quoteIdent(this.columns[value.column]!);
+    const [row] = await all<{ p: Buffer | string | null }>(this.db, `SELECT ${q} AS p FROM ${quoteIdent(this.table)} WHERE ${this.rowid} = ? AND ${quoteIdent(CAPTURE_ID_COLUMN)} = ?`, [
+      Number(value.row),
+      this.captureId,
+    ]);
+    if (!row || row.p === null) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
+    return row.p;
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    return this.closeDb();
+  }
+}
+
+const sqliteShared = new Map<string, SharedHandles<ReadOnlySqlite>>();
+
+/**
+ * A share of a read-only connection to the store file. Exports share a few: a connection closed while
+ * another one of the process holds a lock on the file keeps its descriptor until that lock goes
+ * (SQLite's unix VFS), so a connection per export would leave a descriptor per export behind.
+ */
+async function sqliteShare(file: string): Promise<{ handle: ReadOnlySqlite; release: () => Promise<void> }> {
+  let shared = sqliteShared.get(file);
+  if (!shared) {
+    shared = new SharedHandles(
+      async () => {
+        const store = await openSqliteReadOnly(file);
+        // One statement at a time per connection, queued by the driver: no libuv thread waits on its mutex.
+        store.db.serialize();
+        await all(store.db, `PRAGMA cache_size = -${CACHE_KIB}`);
+        return store;
+      },
+      (store) => store.close(),
+    );
+    sqliteShared.set(file, shared);
+  }
+  return shared.acquire();
+}
+
+async function openSqlitePages(dataDir: string, table: string, columns: string[], captureId: number, opts: PageOptions): Promise<TablePages | null> {
+  const file = captureStorePath(dataDir);
+  if (!existsSync(file)) return null;
+  const { handle: store, release } = await sqliteShare(file);
+  try {
+    const taken = new Set(((await storeColumns(store.db, table)) ?? []).map((c) => c.toLowerCase()));
+    const rowid = ['rowid', '_rowid_', 'oid'].find((n) => !taken.has(n));
+    if (!rowid) throw new Error(`store table ${table} has columns named rowid, _rowid_ and oid: its rows cannot be paged`);
+    return new SqlitePages(store.db, release, table, rowid, columns, captureId, opts);
+  } catch (err) {
+    await release();
+    throw err;
+  }
+}
+
+/** The pages of one capture's rows of `table` (its columns in `columns` order); null when there is no store. */
+export async function openTablePages(dataDir: string, url: string, table: string, columns: string[], captureId: number, opts: PageOptions): Promise<TablePages | null> {
+  if (isPostgresUrl(url)) {
+    const { openPgPages } = await import('./pg-pages.ts');
+    return openPgPages(url, table, columns, captureId, opts);
+  }
+  return openSqlitePages(dataDir, table, columns, captureId, opts);
+}
