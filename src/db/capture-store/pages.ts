@@ -12,7 +12,11 @@
  * of exports need no more handles. SQLite: read-only connections to the store file, rows by rowid.
  * PostgreSQL (pg-pages.ts): the list is a WITH HOLD cursor and the values are read by ctid.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { fileURLToPath } from 'node:url';
 import type { Database } from 'sqlite3';
 import { isPostgresUrl } from '../database-url.ts';
 import { openSqliteReadOnly, type ReadOnlySqlite } from '../sqlite-read-only.ts';
@@ -44,10 +48,28 @@ export type PageCell = StoreValue | LargeValue;
 export interface TablePages {
   /** The next page of rows (cells in the order of `columns`), or null after the last. */
   next(): Promise<PageCell[][] | null>;
-  /** A large value of the last page, whole. */
-  large(value: LargeValue): Promise<Buffer | string>;
+  /** A large value of the last page, in chunks: bytes (Buffer) of a blob, strings of a text or of a blob's base64. */
+  large(value: LargeValue): AsyncIterable<Buffer | string>;
   /** Idempotent; releases the store handle at once. */
   close(): Promise<void>;
+}
+
+/** The store lacks the table, or some of the capture's columns in it: the capture is not imported there. */
+export class NotInStore extends Error {
+  constructor(
+    readonly table: string,
+    readonly missing: string[] | null,
+  ) {
+    super(missing ? `table ${table} lacks its column(s) ${missing.join(', ')}` : `table ${table} is not there`);
+  }
+}
+
+/** Throws NotInStore unless the store's columns of `table` (null: no table) hold every one of `columns` (any case). */
+export function requireColumns(table: string, have: string[] | null, columns: string[]): void {
+  if (!have) throw new NotInStore(table, null);
+  const lower = new Set(have.map((c) => c.toLowerCase()));
+  const missing = columns.filter((c) => !lower.has(c.toLowerCase()));
+  if (missing.length > 0) throw new NotInStore(table, missing);
 }
 
 export function isLarge(cell: PageCell): cell is LargeValue {
@@ -58,7 +80,26 @@ export function isLarge(cell: PageCell): cell is LargeValue {
 export interface RowRef {
   key: string;
   bytes: number;
-  large: Map<number, LargeValue>;
+  /** null: none (most rows). */
+  large: Map<number, LargeValue> | null;
+}
+
+/** The child entry next to this module, with this module's extension (.ts under tsx, .js in dist/). */
+function childEntry(): string {
+  const self = fileURLToPath(import.meta.url);
+  return path.join(path.dirname(self), `large-value-child${path.extname(self)}`);
+}
+
+/** The module loader flags of this process (tsx's under tests), for the child. */
+function loaderFlags(): string[] {
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (/^--(import|require|loader|experimental-loader)$/.test(a) && i + 1 < argv.length) out.push(a, argv[++i]!);
+    else if (/^--(import|require|loader|experimental-loader)=/.test(a)) out.push(a);
+  }
+  return out;
 }
 
 /** Page cache of a shared SQLite export connection, KiB (SQLite's default is 2000). */
@@ -113,9 +154,10 @@ export function groups<T>(items: T[]): T[][] {
 }
 
 /** "3:blob:16777216,7:text:300000," -> the large values of a row. */
-export function parseLarge(row: string, text: string | null, kinds: Record<string, LargeValue['large']>): Map<number, LargeValue> {
+export function parseLarge(row: string, text: string | null, kinds: Record<string, LargeValue['large']>): Map<number, LargeValue> | null {
+  if (!text) return null;
   const out = new Map<number, LargeValue>();
-  for (const part of (text ?? '').split(',')) {
+  for (const part of text.split(',')) {
     if (!part) continue;
     const [column, kind, length] = part.split(':');
     out.set(Number(column), { large: kinds[kind!] ?? 'text', length: Number(length), row, column: Number(column) });
@@ -146,6 +188,7 @@ class SqlitePages implements TablePages {
   #closed = false;
 
   constructor(
+    private readonly file: string,
     private readonly db: Database,
     private readonly closeDb: () => Promise<void>,
     private readonly table: string,
@@ -164,7 +207,7 @@ class SqlitePages implements TablePages {
     const select = [`${this.rowid} AS r`, `(${bytes.join(' + ') || '0'}) AS b`, ...large.map((l, i) => `${l} AS l${i}`)].join(', ');
     const where = `${quoteIdent(CAPTURE_ID_COLUMN)} = ?${this.#after === null ? '' : ` AND ${this.rowid} > ?`}`;
     const params = this.#after === null ? [this.captureId] : [this.captureId, this.#after];
-    const limit = Math.max(this.opts.pageRows * 4, 256);
+    const limit = this.opts.pageRows;
     const rows = await all<Record<string, number | string | null>>(this.db, `SELECT ${select} FROM ${quoteIdent(this.table)} WHERE ${where} ORDER BY ${this.rowid} LIMIT ${limit}`, params);
     if (rows.length < limit) this.#done = true;
     for (const r of rows) {
@@ -190,18 +233,25 @@ class SqlitePages implements TablePages {
     if (rows.length !== page.length || rows.some((r, i) => String(r.r) !== page[i]!.key)) {
       throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
     }
-    return rows.map((r, i) => this.columns.map((_, c) => page[i]!.large.get(c) ?? r[`c${c}`] ?? null));
+    return rows.map((r, i) => this.columns.map((_, c) => page[i]!.large?.get(c) ?? r[`c${c}`] ?? null));
   }
 
-  async large(value: LargeValue): Promise<Buffer | string> {
+  /** Read by a child process (large-value-child.ts), its output passed on as it comes. */
+  async *large(value: LargeValue): AsyncGenerator<Buffer | string> {
     if (this.#closed) throw new Error('the export was closed');
-    const q = quoteIdent(this.columns[value.column]!);
-    const [row] = await all<{ p: Buffer | string | null }>(this.db, `SELECT ${q} AS p FROM ${quoteIdent(this.table)} WHERE ${this.rowid} = ? AND ${quoteIdent(CAPTURE_ID_COLUMN)} = ?`, [
-      Number(value.row),
-      this.captureId,
-    ]);
-    if (!row || row.p === null) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
-    return row.p;
+    const child = spawn(process.execPath, [...loaderFlags(), childEntry(), this.file, this.table, this.columns[value.column]!, this.rowid, value.row, String(this.captureId)], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const text = value.large === 'text' ? new StringDecoder('utf8') : null;
+    try {
+      for await (const chunk of child.stdout as AsyncIterable<Buffer>) yield text ? text.write(chunk) : chunk;
+      if (text) yield text.end();
+      const code = await exited;
+      if (code !== 0) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   }
 
   close(): Promise<void> {
@@ -240,17 +290,22 @@ async function openSqlitePages(dataDir: string, table: string, columns: string[]
   if (!existsSync(file)) return null;
   const { handle: store, release } = await sqliteShare(file);
   try {
-    const taken = new Set(((await storeColumns(store.db, table)) ?? []).map((c) => c.toLowerCase()));
+    const have = await storeColumns(store.db, table);
+    requireColumns(table, have, columns);
+    const taken = new Set((have ?? []).map((c) => c.toLowerCase()));
     const rowid = ['rowid', '_rowid_', 'oid'].find((n) => !taken.has(n));
     if (!rowid) throw new Error(`store table ${table} has columns named rowid, _rowid_ and oid: its rows cannot be paged`);
-    return new SqlitePages(store.db, release, table, rowid, columns, captureId, opts);
+    return new SqlitePages(file, store.db, release, table, rowid, columns, captureId, opts);
   } catch (err) {
     await release();
     throw err;
   }
 }
 
-/** The pages of one capture's rows of `table` (its columns in `columns` order); null when there is no store. */
+/**
+ * The pages of one capture's rows of `table` (its columns in `columns` order); null when there is no
+ * store; NotInStore when the table or a column is not in it.
+ */
 export async function openTablePages(dataDir: string, url: string, table: string, columns: string[], captureId: number, opts: PageOptions): Promise<TablePages | null> {
   if (isPostgresUrl(url)) {
     const { openPgPages } = await import('./pg-pages.ts');

@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
-import { groups, parseLarge, SharedHandles, takePage, type LargeValue, type PageCell, type PageOptions, type RowRef, type TablePages } from './pages.ts';
+import { groups, NotInStore, parseLarge, requireColumns, SharedHandles, takePage, type LargeValue, type PageCell, type PageOptions, type RowRef, type TablePages } from './pages.ts';
 import { storeValue } from './postgres-read.ts';
 import { CAPTURE_STORE_SCHEMA, findPgTable, pgColumns, qualified } from './postgres-schema.ts';
 import { connectStore } from './postgres-writer.ts';
@@ -79,7 +79,7 @@ class PgPages implements TablePages {
     // The connection is shared: once closed, this export reads nothing more.
     if (this.#closed) throw new Error('the export was closed');
     if (this.#ahead.length === 0 && !this.#done) {
-      const limit = Math.max(this.opts.pageRows * 4, 256);
+      const limit = this.opts.pageRows;
       const { rows } = await this.client.query<{ r: string; b: string | number; l: string | null }>(`FETCH ${limit} FROM ${this.cursor}`);
       if (rows.length < limit) this.#done = true;
       for (const r of rows) this.#ahead.push({ key: r.r, bytes: Number(r.b), large: parseLarge(r.r, r.l, { blob: 'blob', base64: 'base64', text: 'text' }) });
@@ -95,11 +95,11 @@ class PgPages implements TablePages {
     return page.map((p) => {
       const r = byKey.get(p.key);
       if (!r) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
-      return this.reads.map((_, c) => p.large.get(c) ?? storeValue(r[`c${c}`]));
+      return this.reads.map((_, c) => p.large?.get(c) ?? storeValue(r[`c${c}`]));
     });
   }
 
-  async large(value: LargeValue): Promise<Buffer | string> {
+  async *large(value: LargeValue): AsyncGenerator<Buffer | string> {
     if (this.#closed) throw new Error('the export was closed');
     const source = this.reads[value.column]?.source[value.large];
     if (!source) throw new Error(`no large value in column ${value.column}`);
@@ -109,7 +109,7 @@ class PgPages implements TablePages {
     ]);
     const p = rows[0]?.p;
     if (p === null || p === undefined) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
-    return p;
+    yield p;
   }
 
   async close(): Promise<void> {
@@ -131,9 +131,11 @@ export async function openPgPages(url: string, table: string, columns: string[],
         await release();
         return null;
       }
-      throw new Error(`the capture store has no table ${table}`);
+      throw new NotInStore(table, null);
     }
-    const types = new Map((await pgColumns(client, schema, name)).map((c) => [c.name.toLowerCase(), c]));
+    const have = await pgColumns(client, schema, name);
+    requireColumns(table, have.map((c) => c.name), columns);
+    const types = new Map(have.map((c) => [c.name.toLowerCase(), c]));
     const limit = Math.floor(opts.largeBytes);
     const reads = columns.map((c, i) => {
       const have = types.get(c.toLowerCase());

@@ -18,13 +18,13 @@ import { LargeValueBudget } from './export-slots.ts';
 export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** Text gathered before it is handed on. */
-const CHUNK = 65_536;
+/** Text gathered before it is handed on, and the most the stream buffers ahead of its consumer. */
+const CHUNK = 16_384;
 /** Units per piece of a large value: bytes of a blob (a multiple of 3, so base64 pieces join), base64 characters (a multiple of 4), text characters. */
 const PIECE: Record<LargeValue['large'], number> = { blob: 3 * 21_846, base64: 65_536, text: 16_384 };
 
 /** Large values held at once by all exports of this process, bytes (LargeValueBudget). */
-export const LARGE_VALUES_BYTES = 32 * 1024 ** 2;
+export const LARGE_VALUES_BYTES = 16 * 1024 ** 2;
 const budget = new LargeValueBudget(LARGE_VALUES_BYTES);
 
 /** What a large value weighs in memory: bytes, one per base64 character, two per text character (UTF-16). */
@@ -53,24 +53,31 @@ function jsonValue(v: StoreValue): string {
 }
 
 /**
- * The text of one large value, a piece at a time, as the format writes it: the value is read whole
- * once its share of the budget is free, and the share is held until its last piece is taken (or the
- * export is destroyed: the generator's return runs the finally).
+ * The text of one large value, a piece at a time, as the format writes it: the value is read once its
+ * share of the budget is free, and the share is held until its last piece is taken (or the export is
+ * destroyed: the generator's return runs the finally).
  */
 async function* largeText(pages: TablePages, v: LargeValue, format: ExportFormat): AsyncGenerator<string> {
   const text = v.large === 'text';
   const quoted = text || format === 'ndjson';
   const release = await budget.take(weight(v));
   try {
-    const value = await pages.large(v);
     if (quoted) yield '"';
-    if (Buffer.isBuffer(value)) {
-      for (let at = 0; at < value.length; at += PIECE.blob) yield value.subarray(at, at + PIECE.blob).toString('base64');
-    } else if (!text) {
-      for (let at = 0; at < value.length; at += PIECE.base64) yield value.slice(at, at + PIECE.base64);
-    } else {
-      for (const piece of textPieces(value)) yield format === 'csv' ? piece.replaceAll('"', '""') : JSON.stringify(piece).slice(1, -1);
+    let carry = Buffer.alloc(0);
+    for await (const chunk of pages.large(v)) {
+      if (Buffer.isBuffer(chunk)) {
+        // Base64 of whole groups of 3 bytes, so that the pieces join; the rest waits for the next chunk.
+        const bytes = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+        const whole = bytes.length - (bytes.length % 3);
+        for (let at = 0; at < whole; at += PIECE.blob) yield bytes.subarray(at, Math.min(whole, at + PIECE.blob)).toString('base64');
+        carry = Buffer.from(bytes.subarray(whole));
+      } else if (!text) {
+        for (let at = 0; at < chunk.length; at += PIECE.base64) yield chunk.slice(at, at + PIECE.base64);
+      } else {
+        for (const piece of textPieces(chunk)) yield format === 'csv' ? piece.replaceAll('"', '""') : JSON.stringify(piece).slice(1, -1);
+      }
     }
+    if (carry.length) yield carry.toString('base64');
     if (quoted) yield '"';
   } finally {
     release();

@@ -13,8 +13,10 @@
  * page is read only once the consumer took the previous one (export-stream.ts).
  */
 import type { Readable } from 'node:stream';
-import { openTablePages, type PageOptions } from '../../db/capture-store/pages.ts';
-import { openStoreReader, type StoreReader } from '../../db/capture-store/store-reader.ts';
+import { captureStorePath } from '../../db/capture-store/layout.ts';
+import { NotInStore, openTablePages, type PageOptions } from '../../db/capture-store/pages.ts';
+import { CAPTURE_STORE_SCHEMA } from '../../db/capture-store/postgres-schema.ts';
+import { isPostgresUrl, redactText } from '../../db/database-url.ts';
 import { Conflict, InvalidInput } from '../../errors.ts';
 import { EXPORT_FORMATS, ExportStream, type ExportFormat } from './export-stream.ts';
 import type { CaptureService } from './service.ts';
@@ -25,7 +27,7 @@ export { EXPORT_FORMATS, type ExportFormat } from './export-stream.ts';
 export const CONTENT_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson' };
 
 /** Rows per page at most (pages are bounded by captures.export_page_bytes too). */
-const PAGE_ROWS = 256;
+const PAGE_ROWS = 128;
 
 export interface TableExport {
   captureId: number;
@@ -50,11 +52,9 @@ export function isExportFormat(value: string): value is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(value);
 }
 
-/** Opens the store read-only, or says that nothing was imported yet (409 capture_not_imported). */
-async function openStore(dataDir: string, databaseUrl: string): Promise<StoreReader> {
-  const store = await openStoreReader(dataDir, databaseUrl);
-  if (!store) throw new Conflict('the capture store does not exist yet: no capture has been imported', 'capture_not_imported');
-  return store;
+/** Where the store is, for messages (never the database password). */
+function storeName(dataDir: string, url: string): string {
+  return isPostgresUrl(url) ? `${redactText(url)}#${CAPTURE_STORE_SCHEMA}` : captureStorePath(dataDir);
 }
 
 /**
@@ -85,21 +85,16 @@ async function openExport(captures: CaptureService, dataDir: string, id: number,
   const capture = await captures.get(id);
   const table = findTable(capture, requireIngested(capture), tableName);
   const columns = table.columns.map((c) => c.name);
-  const store = await openStore(dataDir, databaseUrl);
-  try {
-    const have = await store.columns(table.name);
-    const lower = new Set((have ?? []).map((c) => c.toLowerCase()));
-    const missing = columns.filter((c) => !lower.has(c.toLowerCase()));
-    if (!have || missing.length > 0) {
-      const what = have ? `lacks its column(s) ${missing.join(', ')}` : 'is not there';
-      throw new Conflict(`capture ${id}'s table ${table.name} ${what} in the capture store ${store.file}: it is not imported`, 'capture_not_imported');
-    }
-  } finally {
-    await store.close();
-  }
   const pageBytes = opts.pageBytes ?? 1024 ** 2;
   const paging: PageOptions = { pageRows: PAGE_ROWS, pageBytes, largeBytes: Math.floor(pageBytes / 4) };
-  const pages = await openTablePages(dataDir, databaseUrl, table.name, columns, id, paging);
+  let pages;
+  try {
+    pages = await openTablePages(dataDir, databaseUrl, table.name, columns, id, paging);
+  } catch (err) {
+    if (!(err instanceof NotInStore)) throw err;
+    const what = err.missing ? `lacks its column(s) ${err.missing.join(', ')}` : 'is not there';
+    throw new Conflict(`capture ${id}'s table ${table.name} ${what} in the capture store ${storeName(dataDir, databaseUrl)}: it is not imported`, 'capture_not_imported');
+  }
   if (!pages) throw new Conflict('the capture store does not exist yet: no capture has been imported', 'capture_not_imported');
   const stream = new ExportStream(pages, columns, format, opts.onClose);
   return { captureId: id, table: table.name, format, contentType: CONTENT_TYPES[format], filename: `capture-${id}-${table.name}.${format}`, stream };
