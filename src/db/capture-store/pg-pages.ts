@@ -12,7 +12,7 @@ import { CAPTURE_STORE_SCHEMA, findPgTable, pgColumns, qualified } from './postg
 import { connectStore } from './postgres-writer.ts';
 
 /** Store connections exports share per database (each runs its queries one at a time, in order). */
-const PG_SHARED = 4;
+const PG_SHARED = 2;
 
 const shared = new Map<string, SharedHandles<pg.Client>>();
 let cursors = 0;
