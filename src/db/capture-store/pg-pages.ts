@@ -6,7 +6,8 @@
  */
 import type pg from 'pg';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
-import { groups, NotInStore, parseLarge, requireColumns, SharedHandles, takePage, type LargeValue, type PageCell, type PageOptions, type RowRef, type TablePages } from './pages.ts';
+import { SharedHandles } from './shared-handles.ts';
+import { groups, NotInStore, parseLarge, requireColumns, takePage, type LargeValue, type PageCell, type PageOptions, type RowRef, type TablePages } from './pages.ts';
 import { storeValue } from './postgres-read.ts';
 import { CAPTURE_STORE_SCHEMA, findPgTable, pgColumns, qualified } from './postgres-schema.ts';
 import { connectStore } from './postgres-writer.ts';
