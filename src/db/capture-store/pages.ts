@@ -203,7 +203,11 @@ class SqlitePages implements TablePages {
     const child = spawn(process.execPath, [...loaderFlags(), childEntry(), this.file, this.table, this.columns[value.column]!, this.rowid, value.row, String(this.captureId)], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    // A child that cannot start ('error') fails this export only, never the process.
+    const exited = new Promise<number | null>((resolve) => {
+      child.once('error', () => resolve(null));
+      child.once('close', (code) => resolve(code));
+    });
     const text = value.large === 'text' ? new StringDecoder('utf8') : null;
     try {
       for await (const chunk of child.stdout as AsyncIterable<Buffer>) yield text ? text.write(chunk) : chunk;
