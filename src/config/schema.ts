@@ -70,6 +70,14 @@ export interface Config {
     max_new_shared_columns: number;
     /** Widest a shared store table may grow (wider: a table of its own shape). */
     max_shared_columns: number;
+    /** Exports (CLI excluded: API only) running at once on this node; more get 429. */
+    export_max_concurrent: number;
+    /** Exports running at once for one user; more get 429. */
+    export_max_per_user: number;
+    /** Most bytes of values one export reads from the store per page. */
+    export_page_bytes: number;
+    /** Seconds /healthz reuses its count of ingested captures' rows in the store. */
+    rows_check_s: number;
   };
   rigs: { online_after_s: number; offline_after_s: number; history_retention_days: number };
   auth: {
@@ -162,6 +170,10 @@ export const configSchema = Joi.object<Config>({
     max_columns: positiveInt.max(1599).default(1000),
     max_new_shared_columns: Joi.number().integer().min(0).max(1599).default(32),
     max_shared_columns: positiveInt.max(1599).default(256),
+    export_max_concurrent: positiveInt.max(10_000).default(16),
+    export_max_per_user: positiveInt.max(10_000).default(4),
+    export_page_bytes: Joi.number().integer().min(65_536).max(256 * 1024 ** 2).default(1024 ** 2),
+    rows_check_s: positiveInt.max(86_400).default(300),
   }).default(),
   rigs: Joi.object({
     online_after_s: positiveInt.max(30 * 86400).default(300),

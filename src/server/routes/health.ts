@@ -25,7 +25,7 @@ async function bounded(what: string, work: () => Promise<unknown>): Promise<Chec
 
 /**
  * GET /healthz (process up, database answers and takes writes, storage answers, free space in data_dir,
- * data files writable: 200 or 503 naming the failing checks, JSON) and GET /metrics
+ * data files writable, ingested captures' rows in the capture store: 200 or 503 naming the failing checks, JSON) and GET /metrics
  * (Prometheus text by prom-client). Both only for loopback and VPN clients, with no login: for systemd, monitoring
  * and load balancers on the gateway.
  */
@@ -39,7 +39,7 @@ export function healthRoutes(app: App): ServerRoute[] {
         app: { vpn: 'viewer' },
         handler: async (_request, h) => {
           let database_write: Check = 'ok';
-          const [database, storage, disk_space, data_files] = await Promise.all([
+          const [database, storage, disk_space, data_files, capture_rows] = await Promise.all([
             bounded('database', async () => {
               await app.db.ping();
               database_write = await app.health.databaseWrite();
@@ -47,8 +47,9 @@ export function healthRoutes(app: App): ServerRoute[] {
             bounded('storage', () => app.storage.ping()),
             app.health.diskSpace(),
             app.health.dataFiles(),
+            app.health.captureRows.check(),
           ]);
-          const checks: Record<string, Check> = { process: 'ok', database, database_write, storage, disk_space, data_files };
+          const checks: Record<string, Check> = { process: 'ok', database, database_write, storage, disk_space, data_files, capture_rows };
           const failing = Object.keys(checks).filter((k) => checks[k] !== 'ok');
           const ok = failing.length === 0;
           const body = { status: ok ? 'ok' : 'unavailable', ...(ok ? {} : { failing }), checks, uptime_s: Math.round(process.uptime()) };

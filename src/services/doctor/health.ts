@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../db/index.ts';
 import { describeUnwritable, unwritableDataFiles, type Identity } from '../data-files.ts';
+import { CaptureRowsHealth } from './capture-rows.ts';
 
 /** 'ok', or what is wrong. */
 export type CheckResult = string;
@@ -40,8 +41,11 @@ export class HealthChecks {
   readonly #dataDir: string;
   readonly #minFreeBytes: number;
   #lastProbe = 0;
+  /** Ingested captures whose rows are missing from the capture store (capture-rows.ts). */
+  readonly captureRows: CaptureRowsHealth;
 
   constructor(db: Database, config: Readonly<Config>) {
+    this.captureRows = new CaptureRowsHealth(db, config);
     this.#db = db;
     this.#dataDir = path.resolve(config.data_dir);
     this.#minFreeBytes = config.server.min_free_mb * 1024 * 1024;
