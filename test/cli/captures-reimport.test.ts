@@ -80,7 +80,7 @@ test('setup: three captures ingested by rigd serve, exported', async (t) => {
     ids.set(key, JSON.parse(r.stdout).id);
   }
   for (const [k, v] of await exportAll()) before.set(k, v);
-  t.match(before.get('rig1/a.sqlite readings csv')!, /^serial,v,n,raw\r\n000,0,1099511627776,\r\n001,/, 'exports hold the values as stored');
+  t.match(before.get('rig1/a.sqlite readings csv')!, /^serial,v,n,raw\r\n000,0\.0,1099511627776,\r\n001,0\.14285714285714285,/, 'exports hold the values as stored (the real 0 as 0.0: a real stays a real)');
   const line = await doctorLine();
   t.equal(line.status, 'ok', `doctor: capture_rows ok (${line.message})`);
   t.match(line.message, /all 3 ingested capture\(s\) have their rows/, 'says what it checked');

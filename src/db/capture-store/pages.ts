@@ -11,6 +11,8 @@
  * budget and reads their values. Exports share a few store connections (SharedHandles), so hundreds
  * of exports need no more handles. SQLite: read-only connections to the store file, rows by rowid.
  * PostgreSQL (pg-pages.ts): the list is a WITH HOLD cursor and the values are read by ctid.
+ * The catalog says which store table and columns hold the capture's table; values keep their
+ * storage class (page-cells.ts: a real is never read as an integer).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,8 +23,10 @@ import type { Database } from 'sqlite3';
 import { isPostgresUrl } from '../database-url.ts';
 import { openSqliteReadOnly, type ReadOnlySqlite } from '../sqlite-read-only.ts';
 import { CAPTURE_ID_COLUMN, captureStorePath, quoteIdent } from './layout.ts';
+import { ExactReal, sqliteCell, type ExactValue } from './page-cells.ts';
+import { mapColumns } from './placement.ts';
 import { SharedHandles } from './shared-handles.ts';
-import { all, storeColumns, type StoreValue } from './read.ts';
+import { all, classesExpression, locateCaptureTable, storeColumns, type StoreValue } from './read.ts';
 
 export interface PageOptions {
   /** Most rows per page. */
@@ -44,7 +48,7 @@ export interface LargeValue {
   readonly column: number;
 }
 
-export type PageCell = StoreValue | LargeValue;
+export type PageCell = ExactValue | LargeValue;
 
 export interface TablePages {
   /** The next page of rows (cells in the order of `columns`), or null after the last. */
@@ -65,16 +69,8 @@ export class NotInStore extends Error {
   }
 }
 
-/** Throws NotInStore unless the store's columns of `table` (null: no table) hold every one of `columns` (any case). */
-export function requireColumns(table: string, have: string[] | null, columns: string[]): void {
-  if (!have) throw new NotInStore(table, null);
-  const lower = new Set(have.map((c) => c.toLowerCase()));
-  const missing = columns.filter((c) => !lower.has(c.toLowerCase()));
-  if (missing.length > 0) throw new NotInStore(table, missing);
-}
-
 export function isLarge(cell: PageCell): cell is LargeValue {
-  return cell !== null && typeof cell === 'object' && !Buffer.isBuffer(cell);
+  return cell !== null && typeof cell === 'object' && !Buffer.isBuffer(cell) && !(cell instanceof ExactReal);
 }
 
 /** One row of the list read ahead: its key, the bytes of its small values, and its large values. */
@@ -185,7 +181,8 @@ class SqlitePages implements TablePages {
     if (this.#ahead.length === 0 && !this.#done) await this.#readAhead();
     if (this.#ahead.length === 0) return null;
     const page = takePage(this.#ahead, this.opts);
-    const select = [`${this.rowid} AS r`, ...this.columns.map((c, i) => `CASE WHEN ${this.#big(quoteIdent(c))} THEN NULL ELSE ${exact(quoteIdent(c))} END AS c${i}`)].join(', ');
+    const values = this.columns.map((c, i) => `CASE WHEN ${this.#big(quoteIdent(c))} THEN NULL ELSE ${exact(quoteIdent(c))} END AS c${i}`);
+    const select = [`${this.rowid} AS r`, ...values, `${classesExpression(this.columns)} AS cls`].join(', ');
     const rows = await all<Record<string, StoreValue>>(
       this.db,
       `SELECT ${select} FROM ${quoteIdent(this.table)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = ? AND ${this.rowid} >= ? AND ${this.rowid} <= ? ORDER BY ${this.rowid}`,
@@ -194,7 +191,7 @@ class SqlitePages implements TablePages {
     if (rows.length !== page.length || rows.some((r, i) => String(r.r) !== page[i]!.key)) {
       throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
     }
-    return rows.map((r, i) => this.columns.map((_, c) => page[i]!.large?.get(c) ?? r[`c${c}`] ?? null));
+    return rows.map((r, i) => this.columns.map((_, c) => page[i]!.large?.get(c) ?? sqliteCell(r[`c${c}`] ?? null, String(r.cls)[c])));
   }
 
   /** Read by a child process (large-value-child.ts), its output passed on as it comes. */
@@ -255,12 +252,18 @@ async function openSqlitePages(dataDir: string, table: string, columns: string[]
   if (!existsSync(file)) return null;
   const { handle: store, release } = await sqliteShare(file);
   try {
-    const have = await storeColumns(store.db, table);
-    requireColumns(table, have, columns);
-    const taken = new Set((have ?? []).map((c) => c.toLowerCase()));
+    // The catalog says which store table and columns hold this capture's table (read.ts).
+    const found = await locateCaptureTable(store.db, table, captureId);
+    if (!found) throw new NotInStore(table, null);
+    const have = await storeColumns(store.db, found.physical);
+    if (!have) throw new NotInStore(table, null);
+    const physical = mapColumns(found.columns.map((c) => ({ ...c, type: '' })), columns, 'sqlite');
+    const taken = new Set(have.map((c) => c.toLowerCase()));
+    const missing = columns.filter((_, i) => physical[i] === null || !taken.has(physical[i]!.toLowerCase()));
+    if (missing.length > 0) throw new NotInStore(table, missing);
     const rowid = ['rowid', '_rowid_', 'oid'].find((n) => !taken.has(n));
-    if (!rowid) throw new Error(`store table ${table} has columns named rowid, _rowid_ and oid: its rows cannot be paged`);
-    return new SqlitePages(file, store.db, release, table, rowid, columns, captureId, opts);
+    if (!rowid) throw new Error(`store table ${found.physical} has columns named rowid, _rowid_ and oid: its rows cannot be paged`);
+    return new SqlitePages(file, store.db, release, found.physical, rowid, physical as string[], captureId, opts);
   } catch (err) {
     await release();
     throw err;

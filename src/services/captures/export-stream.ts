@@ -7,11 +7,11 @@
  *
  * CSV: a header line, RFC 4180 quoting, CRLF, NULL as an empty field, blobs as base64; a large text
  * value is always quoted. NDJSON: one object per line, keys in the capture's column order, blobs as
- * base64 strings.
+ * base64 strings. Reals always with a point or an exponent (page-cells.ts ExactReal: 1.0 stays 1.0).
  */
 import { Readable } from 'node:stream';
 import { isLarge, type LargeValue, type PageCell, type TablePages } from '../../db/capture-store/pages.ts';
-import type { StoreValue } from '../../db/capture-store/read.ts';
+import { ExactReal, type ExactValue } from '../../db/capture-store/page-cells.ts';
 import { csvField } from '../csv.ts';
 import { LargeValueBudget } from './export-slots.ts';
 
@@ -43,11 +43,13 @@ function* textPieces(text: string): Generator<string> {
   }
 }
 
-function csvValue(v: StoreValue): string {
+function csvValue(v: ExactValue): string {
+  if (v instanceof ExactReal) return v.text;
   return Buffer.isBuffer(v) ? v.toString('base64') : csvField(v);
 }
 
-function jsonValue(v: StoreValue): string {
+function jsonValue(v: ExactValue): string {
+  if (v instanceof ExactReal) return v.text;
   if (Buffer.isBuffer(v)) return JSON.stringify(v.toString('base64'));
   return JSON.stringify(v) ?? 'null';
 }

@@ -4,10 +4,13 @@
  * left out, rows in insertion order. Memory holds one page of rows whatever the table's size.
  *
  * CSV: a header line, RFC 4180 quoting, CRLF line ends, NULL as an empty field, blobs as base64,
- * numbers as SQLite gives them (integers past 2^53 exact, as their digits), a large text always
- * quoted. No formula guard: the values are the capture's, byte for byte.
+ * integers as their digits (past 2^53 exact), reals always with a point or an exponent (1.0, 1e+300:
+ * a real stays a real; page-cells.ts), a large text always quoted. No formula guard: the values are
+ * the capture's, byte for byte.
  * NDJSON: one JSON object per row, keys in the capture's column order, blobs as base64 strings,
- * integers past 2^53 as strings of their digits.
+ * integers past 2^53 as strings of their digits, reals as in CSV.
+ *
+ * The rows come from the store table the capture store's catalog names for the capture's table.
  *
  * Memory: one page bounded by rows and bytes (pages.ts), and one piece of a large value; the next
  * page is read only once the consumer took the previous one (export-stream.ts).

@@ -2,13 +2,13 @@
  * The `capture_rows` check of `rigd doctor` and /healthz: every ingested capture still has, in the
  * capture store, the rows its import recorded on it (captures.tables: rows per table). A store file
  * lost or replaced by an old copy, a schema dropped, a table emptied: the captures concerned are named,
- * with the fix (`rigd captures reimport`). Cost: one scan of the capture_id index per store table a
- * capture has; /healthz reuses its result for captures.rows_check_s seconds.
+ * with the fix (`rigd captures reimport`). Cost: one scan of the capture_id index per store table the
+ * catalog names for the captures; /healthz reuses its result for captures.rows_check_s seconds.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
-import { captureRowCounts } from '../../db/capture-store/row-counts.ts';
+import { captureRowCounts, rowsOf } from '../../db/capture-store/row-counts.ts';
 import { isPostgresUrl } from '../../db/database-url.ts';
 import { DB_FILE } from '../../db/file.ts';
 import type { Database } from '../../db/index.ts';
@@ -88,9 +88,9 @@ async function ingestedReadOnly(config: Readonly<Config>): Promise<IngestedCaptu
 export async function findMissingRows(config: Readonly<Config>, captures: IngestedCapture[]): Promise<MissingRows[]> {
   const expected = captures.flatMap((c) => c.tables.filter((t) => t.rows > 0).map((t) => ({ id: c.id, ...t })));
   if (expected.length === 0) return [];
-  const counts = await captureRowCounts(config.data_dir, config.database.url, expected.map((e) => e.name));
+  const counts = await captureRowCounts(config.data_dir, config.database.url, [...new Set(expected.map((e) => e.id))]);
   return expected
-    .map((e) => ({ id: e.id, table: e.name, recorded: e.rows, found: counts?.get(e.name.toLowerCase())?.get(e.id) ?? 0 }))
+    .map((e) => ({ id: e.id, table: e.name, recorded: e.rows, found: rowsOf(counts, e.id, e.name) }))
     .filter((m) => m.found < m.recorded);
 }
 
