@@ -7,6 +7,7 @@
 import path from 'node:path';
 import test from 'tape';
 import { openApp, type App } from '../../../src/services/app.ts';
+import { captureRowCounts, rowsOf } from '../../../src/db/capture-store/row-counts.ts';
 import { exportTable } from '../../../src/services/captures/export.ts';
 import { putFile, settled } from '../../helpers/captures.ts';
 import { storeQuery, sqlCapture } from '../../helpers/capture-store.ts';
@@ -99,6 +100,12 @@ test('NDJSON: the class shows in the JSON (a real has a point, text is a string,
   t.equal(big.note, BIG_BLOB.toString('base64'), 'a large blob read on its own, whole');
   const a = (await exported('rig-a/1.sqlite', 'readings', 'ndjson')).split('\n');
   t.equal(a[0], '{"serial":12,"code":7,"raw":"MTI=","note":"hello","x":1.0,"big":"9007199254740993"}', 'rig A row 1');
+});
+
+test('capture_rows counts go through the catalog: the shared table and the own-shape table', async (t) => {
+  const [a, b, c] = ['rig-a/1.sqlite', 'rig-b/1.sqlite', 'rig-c/1.sqlite'].map((k) => ids[k]!);
+  const counts = await captureRowCounts(dataDir, app.config.database.url, [a!, b!, c!]);
+  t.deepEqual([rowsOf(counts, a!, 'readings'), rowsOf(counts, b!, 'readings'), rowsOf(counts, c!, 'readings')], [2, 4, 1], 'each capture its own rows, wherever the catalog placed them');
 });
 
 test('teardown', async (t) => {
