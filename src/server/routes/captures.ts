@@ -134,6 +134,7 @@ export function captureRoutes(app: App): ServerRoute[] {
           "The capture's own columns in its order (no capture_id), rows in insertion order. CSV: a header line, " +
           'RFC 4180 quoting, NULL as an empty field, blobs as base64. NDJSON: one object per line, blobs as base64 strings. ' +
           'Integers past 2^53 are exact (CSV: their digits; NDJSON: a string of their digits). ' +
+          'Reals always have a point or an exponent (1.0, 1e+300): a real stays a real. ' +
           '409 `capture_not_ingested` until the capture is ingested; 404 `table_not_found` names the tables it has. ' +
           'Exports running at once are capped in total and per user (captures.export_max_concurrent, export_max_per_user): ' +
           '429 `too_many_exports` with Retry-After beyond.',
