@@ -33,16 +33,16 @@ export interface PageOptions {
   pageRows: number;
   /** Most bytes of (small) values per page; a single row may exceed it. */
   pageBytes: number;
-  /** A text or blob longer than this (bytes, or characters for text) is read on its own (large()). */
+  /** A text or blob longer than this (bytes; characters for a text on PostgreSQL) is read on its own (large()). */
   largeBytes: number;
 }
 
 /**
  * A value read on its own: a `blob` as bytes (Buffer), a `base64` blob as its base64 text, a `text`
- * as a string. `length` is in bytes (blob) or characters.
+ * as a string, a `base64text` (PostgreSQL: a text holding NUL) as the base64 of its UTF-8. `length` is in bytes (blobs; texts on SQLite) or characters (texts on PostgreSQL).
  */
 export interface LargeValue {
-  readonly large: 'blob' | 'base64' | 'text';
+  readonly large: 'blob' | 'base64' | 'text' | 'base64text';
   readonly length: number;
   readonly row: string;
   readonly column: number;
@@ -154,13 +154,14 @@ class SqlitePages implements TablePages {
     private readonly captureId: number,
     private readonly opts: PageOptions,
   ) {
-    this.#big = (q) => `(typeof(${q}) IN ('blob', 'text') AND length(${q}) > ${Math.floor(opts.largeBytes)})`;
+    // Bytes, never length(): a text's length() stops at its first NUL, its octet_length() does not.
+    this.#big = (q) => `(typeof(${q}) IN ('blob', 'text') AND octet_length(${q}) > ${Math.floor(opts.largeBytes)})`;
   }
 
   async #readAhead(): Promise<void> {
     const cols = this.columns.map((c, i) => ({ q: quoteIdent(c), i }));
-    const bytes = groups(cols).map((g) => `(${g.map(({ q }) => `CASE WHEN ${this.#big(q)} THEN 0 ELSE coalesce(length(${q}), 0) END`).join(' + ')})`);
-    const large = groups(cols).map((g) => g.map(({ q, i }) => `coalesce(CASE WHEN ${this.#big(q)} THEN '${i}:' || typeof(${q}) || ':' || length(${q}) || ',' END, '')`).join(' || '));
+    const bytes = groups(cols).map((g) => `(${g.map(({ q }) => `CASE WHEN ${this.#big(q)} THEN 0 ELSE coalesce(octet_length(${q}), 0) END`).join(' + ')})`);
+    const large = groups(cols).map((g) => g.map(({ q, i }) => `coalesce(CASE WHEN ${this.#big(q)} THEN '${i}:' || typeof(${q}) || ':' || octet_length(${q}) || ',' END, '')`).join(' || '));
     const select = [`${this.rowid} AS r`, `(${bytes.join(' + ') || '0'}) AS b`, ...large.map((l, i) => `${l} AS l${i}`)].join(', ');
     const where = `${quoteIdent(CAPTURE_ID_COLUMN)} = ?${this.#after === null ? '' : ` AND ${this.rowid} > ?`}`;
     const params = this.#after === null ? [this.captureId] : [this.captureId, this.#after];

@@ -58,14 +58,16 @@ function columnRead(name: string, type: string, index: number, limit: number): C
   if (type === 'jsonb') {
     const blob = `(jsonb_typeof(${q}) = 'object' AND length(${q}->>'base64') > ${limit})`;
     const text = `(jsonb_typeof(${q}) = 'string' AND length(${q} #>> '{}') > ${limit})`;
+    // A text holding NUL is kept as {"text": base64 of its UTF-8} (pg-values.ts).
+    const nulText = `(jsonb_typeof(${q}) = 'object' AND length(${q}->>'text') > ${limit})`;
     // Read as its text, whose form carries the value's class (pg-values.ts): never parsed as JSON by the driver.
     return {
       value: `${q}::text`,
       cell: (v) => jsonbCell(v as string | null),
-      large: `(${blob} OR ${text})`,
-      list: `CASE ${entry(blob, 'base64', `length(${q}->>'base64')`)} ${entry(text, 'text', `length(${q} #>> '{}')`)} ELSE '' END`,
+      large: `(${blob} OR ${text} OR ${nulText})`,
+      list: `CASE ${entry(blob, 'base64', `length(${q}->>'base64')`)} ${entry(text, 'text', `length(${q} #>> '{}')`)} ${entry(nulText, 'base64text', `length(${q}->>'text')`)} ELSE '' END`,
       bytes: `coalesce(octet_length(${q}::text), 0)`,
-      source: { base64: `${q}->>'base64'`, text: `${q} #>> '{}'` },
+      source: { base64: `${q}->>'base64'`, text: `${q} #>> '{}'`, base64text: `${q}->>'text'` },
     };
   }
   if (type === 'bytea') {
@@ -97,7 +99,7 @@ class PgPages implements TablePages {
       const limit = this.opts.pageRows;
       const { rows } = await this.client.query<{ r: string; b: string | number; l: string | null }>(`FETCH ${limit} FROM ${this.cursor}`);
       if (rows.length < limit) this.#done = true;
-      for (const r of rows) this.#ahead.push({ key: r.r, bytes: Number(r.b), large: parseLarge(r.r, r.l, { blob: 'blob', base64: 'base64', text: 'text' }) });
+      for (const r of rows) this.#ahead.push({ key: r.r, bytes: Number(r.b), large: parseLarge(r.r, r.l, { blob: 'blob', base64: 'base64', text: 'text', base64text: 'base64text' }) });
     }
     if (this.#ahead.length === 0) return null;
     const page = takePage(this.#ahead, this.opts);

@@ -10,6 +10,7 @@
  * base64 strings. Reals always with a point or an exponent (page-cells.ts ExactReal: 1.0 stays 1.0).
  */
 import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { isLarge, type LargeValue, type PageCell, type TablePages } from '../../db/capture-store/pages.ts';
 import { ExactReal, type ExactValue } from '../../db/capture-store/page-cells.ts';
 import { csvField } from '../csv.ts';
@@ -21,7 +22,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** Text gathered before it is handed on, and the most the stream buffers ahead of its consumer. */
 const CHUNK = 16_384;
 /** Units per piece of a large value: bytes of a blob (a multiple of 3, so base64 pieces join), base64 characters (a multiple of 4), text characters. */
-const PIECE: Record<LargeValue['large'], number> = { blob: 3 * 21_846, base64: 65_536, text: 16_384 };
+const PIECE: Record<LargeValue['large'], number> = { blob: 3 * 21_846, base64: 65_536, text: 16_384, base64text: 65_536 };
 
 /** Large values held at once by all exports of this process, bytes (LargeValueBudget). */
 export const LARGE_VALUES_BYTES = 16 * 1024 ** 2;
@@ -29,7 +30,15 @@ const budget = new LargeValueBudget(LARGE_VALUES_BYTES);
 
 /** What a large value weighs in memory: bytes, one per base64 character, two per text character (UTF-16). */
 function weight(v: LargeValue): number {
-  return v.large === 'text' ? 2 * v.length : v.length;
+  return v.large === 'text' || v.large === 'base64text' ? 2 * v.length : v.length;
+}
+
+/** A text held as the base64 of its UTF-8, back as text a piece at a time (whole groups of 4 characters, whole characters). */
+function* decodedPieces(chunk: string, state: { carry: string; decoder: StringDecoder }): Generator<string> {
+  const all = state.carry + chunk;
+  const whole = all.length - (all.length % 4);
+  for (let at = 0; at < whole; at += PIECE.base64text) yield* textPieces(state.decoder.write(Buffer.from(all.slice(at, Math.min(whole, at + PIECE.base64text)), 'base64')));
+  state.carry = all.slice(whole);
 }
 
 /** The pieces of a text, never splitting a surrogate pair. */
@@ -60,14 +69,18 @@ function jsonValue(v: ExactValue): string {
  * destroyed: the generator's return runs the finally).
  */
 async function* largeText(pages: TablePages, v: LargeValue, format: ExportFormat): AsyncGenerator<string> {
-  const text = v.large === 'text';
+  const text = v.large === 'text' || v.large === 'base64text';
   const quoted = text || format === 'ndjson';
+  const escape = (piece: string) => (format === 'csv' ? piece.replaceAll('"', '""') : JSON.stringify(piece).slice(1, -1));
   const release = await budget.take(weight(v));
   try {
     if (quoted) yield '"';
     let carry = Buffer.alloc(0);
+    const held = { carry: '', decoder: new StringDecoder('utf8') };
     for await (const chunk of pages.large(v)) {
-      if (Buffer.isBuffer(chunk)) {
+      if (v.large === 'base64text') {
+        for (const piece of decodedPieces(String(chunk), held)) yield escape(piece);
+      } else if (Buffer.isBuffer(chunk)) {
         // Base64 of whole groups of 3 bytes, so that the pieces join; the rest waits for the next chunk.
         const bytes = carry.length ? Buffer.concat([carry, chunk]) : chunk;
         const whole = bytes.length - (bytes.length % 3);
@@ -76,8 +89,12 @@ async function* largeText(pages: TablePages, v: LargeValue, format: ExportFormat
       } else if (!text) {
         for (let at = 0; at < chunk.length; at += PIECE.base64) yield chunk.slice(at, at + PIECE.base64);
       } else {
-        for (const piece of textPieces(chunk)) yield format === 'csv' ? piece.replaceAll('"', '""') : JSON.stringify(piece).slice(1, -1);
+        for (const piece of textPieces(chunk)) yield escape(piece);
       }
+    }
+    if (v.large === 'base64text') {
+      const rest = held.decoder.end(held.carry ? Buffer.from(held.carry, 'base64') : undefined);
+      if (rest) yield escape(rest);
     }
     if (carry.length) yield carry.toString('base64');
     if (quoted) yield '"';

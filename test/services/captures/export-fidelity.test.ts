@@ -23,6 +23,7 @@ const ids: Record<string, number> = {};
 const PAGE_BYTES = 65_536;
 const BIG_TEXT = `"${'é,'.repeat(12_000)}"`;
 const BIG_BLOB = Buffer.alloc(40_000, 0x41);
+const NUL_TAIL = 'ü'.repeat(20_000);
 
 async function ingest(key: string, ...sql: string[]): Promise<void> {
   const file = path.join(files, key.replaceAll('/', '_'));
@@ -59,6 +60,8 @@ test('setup: captures of three rigs, ingested by the app', async (t) => {
     "INSERT INTO readings VALUES ('12.50', '1e3', '', x'', 1e300, ' 42')",
     "INSERT INTO readings VALUES (NULL, '-0', 'NULL', x'00ff', -2.0, NULL)",
     `INSERT INTO readings VALUES ('${BIG_TEXT}', 'x', 'y', x'${BIG_BLOB.toString('hex')}', 0.1, '1')`,
+    // Text holding NUL (PostgreSQL keeps it apart, as base64): one small, one large.
+    `INSERT INTO readings VALUES ('x' || char(0) || '${NUL_TAIL}', 'a' || char(0) || 'b', 'z', NULL, 3.0, NULL)`,
   );
   // Rig C: 40 columns no other capture has: its table goes to a table of its own shape.
   const cols = Array.from({ length: 40 }, (_, i) => `c${i}`);
@@ -82,7 +85,8 @@ test('CSV: each rig gets its own values back, class and bytes', async (t) => {
       `0012,007,12,${b64('68656c6c6f')},1.0,9007199254740993\r\n` +
       '12.50,1e3,,,1e+300, 42\r\n' +
       `,-0,NULL,${b64('00ff')},-2.0,\r\n` +
-      `${quotedBig},x,y,${BIG_BLOB.toString('base64')},0.1,1\r\n`,
+      `${quotedBig},x,y,${BIG_BLOB.toString('base64')},0.1,1\r\n` +
+      `"x\u0000${NUL_TAIL}",a\u0000b,z,,3.0,\r\n`,
     "rig B: '0012', '007', '12.50', '1e3' stay text; blobs stay blobs; 1.0, 1e300, -2.0 stay reals; large values whole",
   );
   const c = await exported('rig-c/1.sqlite', 'readings', 'csv');
@@ -98,6 +102,9 @@ test('NDJSON: the class shows in the JSON (a real has a point, text is a string,
   const big = JSON.parse(b[3]!) as Record<string, unknown>;
   t.equal(big.serial, BIG_TEXT, 'a large text read on its own, whole');
   t.equal(big.note, BIG_BLOB.toString('base64'), 'a large blob read on its own, whole');
+  const nul = JSON.parse(b[4]!) as Record<string, unknown>;
+  t.deepEqual([nul.serial, nul.code, nul.x], [`x\u0000${NUL_TAIL}`, 'a\u0000b', 3], 'text holding NUL, small and large, whole');
+  t.ok(b[4]!.includes('"x":3.0'), 'the real 3 as 3.0');
   const a = (await exported('rig-a/1.sqlite', 'readings', 'ndjson')).split('\n');
   t.equal(a[0], '{"serial":12,"code":7,"raw":"MTI=","note":"hello","x":1.0,"big":"9007199254740993"}', 'rig A row 1');
 });
@@ -105,7 +112,7 @@ test('NDJSON: the class shows in the JSON (a real has a point, text is a string,
 test('capture_rows counts go through the catalog: the shared table and the own-shape table', async (t) => {
   const [a, b, c] = ['rig-a/1.sqlite', 'rig-b/1.sqlite', 'rig-c/1.sqlite'].map((k) => ids[k]!);
   const counts = await captureRowCounts(dataDir, app.config.database.url, [a!, b!, c!]);
-  t.deepEqual([rowsOf(counts, a!, 'readings'), rowsOf(counts, b!, 'readings'), rowsOf(counts, c!, 'readings')], [2, 4, 1], 'each capture its own rows, wherever the catalog placed them');
+  t.deepEqual([rowsOf(counts, a!, 'readings'), rowsOf(counts, b!, 'readings'), rowsOf(counts, c!, 'readings')], [2, 5, 1], 'each capture its own rows, wherever the catalog placed them');
 });
 
 test('teardown', async (t) => {
