@@ -25,6 +25,9 @@ export function close(db: sqlite3.Database): Promise<void> {
   return new Promise((resolve) => db.close(() => resolve()));
 }
 
+/** SQLite's own upper bound of LIMIT_LENGTH (SQLITE_MAX_LENGTH as built). */
+const SQLITE_MAX_LENGTH = 1_000_000_000;
+
 function limit(db: sqlite3.Database, id: number | undefined, value: number): void {
   if (typeof id === 'number') db.configure('limit', id, value);
 }
@@ -38,7 +41,10 @@ function limit(db: sqlite3.Database, id: number | undefined, value: number): voi
 export async function defend(db: sqlite3.Database, req: ChildRequest, forCopy = false): Promise<void> {
   // Limits first: they bound everything below, including the schema parse.
   limit(db, sqlite3.LIMIT_ATTACHED, forCopy ? 1 : 0);
-  limit(db, sqlite3.LIMIT_LENGTH, req.maxValueBytes);
+  // LIMIT_LENGTH bounds a whole row's record too: the copy writes capture_id and every value of a
+  // row as one record, each value already checked against maxValueBytes (readTables), so that
+  // connection allows rows as long as SQLite builds them.
+  limit(db, sqlite3.LIMIT_LENGTH, forCopy ? SQLITE_MAX_LENGTH : req.maxValueBytes);
   limit(db, sqlite3.LIMIT_SQL_LENGTH, 1024 * 1024);
   limit(db, sqlite3.LIMIT_COLUMN, 2000);
   limit(db, sqlite3.LIMIT_EXPR_DEPTH, 100);
