@@ -169,11 +169,22 @@ export function buildProgram(): Command {
     .option('--timeout <seconds>', 'stop the query after this long (default 30)')
     .exitOverride()
     .action(lazy(() => import('./commands/capture-query.ts'), (m) => m.capturesQueryCommand));
+  captures
+    .command('reimport')
+    .description('import ingested captures again from storage, replacing their rows in the capture store (rebuilds a lost store)')
+    .option('--all', 'every ingested capture')
+    .option('--rig <id>', 'only captures of this rig')
+    .option('--since <time>', 'only captures last imported since then: an ISO 8601 time or a duration such as 24h')
+    .option('--wait', 'wait until every capture queued is ingested (exit 0) or one failed (exit 1)')
+    .option('--json', 'JSON only')
+    .exitOverride()
+    .action(lazy(() => import('./commands/capture-reimport.ts'), (m) => m.capturesReimportCommand));
 
   sub('ingest')
     .description('queue a capture file in storage for ingestion (rigd serve ingests it)')
     .argument('<url-or-key>', 'an object URL of this storage, or a key in the bucket')
     .option('--wait', 'show progress until it is ingested (exit 0) or failed (exit 1)')
+    .option('--force', 'import an ingested capture again, replacing its rows in the capture store')
     .option('--json', 'print the capture as JSON only')
     .action(lazy(() => import('./commands/ingest.ts'), (m) => m.ingestCommand));
 

@@ -128,6 +128,7 @@ export function runChild(request: ChildRequest, timeoutMs: number, budgetMs: num
         hooks.onStats?.({ maxRssKb: msg.maxRssKb });
       } else if (msg.type === 'result') {
         if (msg.ok) settle({ ok: true, value: msg });
+        else if ('store' in msg) settle({ ok: false, error: new Error(msg.message) });
         else settle({ ok: false, error: new CaptureRejected(msg.reason, msg.message) });
       } else {
         hooks.onMessage?.(msg, reply);

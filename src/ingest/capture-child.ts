@@ -4,9 +4,10 @@
  *
  * Waits for one ChildRequest on IPC, opens the capture read-only and immutable with SQLite's
  * defensive settings, checks the schema policy and runs quick_check (capture-open.ts), reads the
- * tables through capture-reader.ts; when asked to import, streams the rows (import-stream.ts): each
- * batch written to the spool file (SPOOL_FD, batch-frame.ts's encoding) and announced on IPC, the
- * next one waiting for the parent's ack. Then it sends one result and exits. The parent enforces time
+ * tables through capture-reader.ts; when asked to import, either copies in the engine into the
+ * SQLite store it names (capture-copy.ts: the capture attached read-only to a store connection), or
+ * streams the rows (import-stream.ts): each batch written to the spool file (SPOOL_FD,
+ * batch-frame.ts's encoding) and announced on IPC, the next one waiting for the parent's ack. Then it sends one result and exits. The parent enforces time
  * (SIGKILL) and V8 heap (--max-old-space-size); SQLite's own memory is capped with hard_heap_limit.
  */
 import type sqlite3 from 'sqlite3';
@@ -16,7 +17,9 @@ import { SPOOL_FD, type ChildMessage, type ChildRequest } from './capture-protoc
 import { all, readTables } from './capture-reader.ts';
 import { CaptureRejected, type CaptureRejectReason } from './capture-rejected.ts';
 import { close, openChecked, rejectionFor, type Step } from './capture-open.ts';
-import { checkStorable, streamTables } from './import-stream.ts';
+import { checkStorable, keyOf, readSpans, streamTables } from './import-stream.ts';
+import { copyIntoStore, StoreFailure } from './capture-copy.ts';
+import { COPY_CHUNK_BYTES, COPY_CHUNK_ROWS, type AttachedTable } from '../db/capture-store/sqlite-copy.ts';
 
 function send(msg: ChildMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -80,24 +83,42 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     );
     step = 'tables';
     await send({ type: 'step', step });
-    const widest = new Map<string, number>();
-    const tables = await readTables(db, { maxValueBytes: req.maxValueBytes, widest });
+    const widestRow = new Map<string, number>();
+    const tables = await readTables(db, { maxValueBytes: req.maxValueBytes, widest: widestRow });
     const pageSize = Number((await all<{ page_size: number }>(db, 'PRAGMA main.page_size'))[0]!.page_size);
     const pageCount = Number((await all<{ page_count: number }>(db, 'PRAGMA main.page_count'))[0]!.page_count);
     if (!req.import) return { type: 'result', ok: true, pageSize, pageCount, tables };
 
-    checkStorable(tables);
+    checkStorable(tables, req.import.bounds.maxColumns);
     step = 'import';
     await send({ type: 'step', step });
+    if (req.import.store) {
+      // In the engine: the checked capture is closed here and attached to the store's connection.
+      const attached: AttachedTable[] = [];
+      for (const t of tables) {
+        const { key, rowid } = await keyOf(db, t);
+        const widest = widestRow.get(t.name);
+        const chunkRows = widest === undefined ? COPY_CHUNK_ROWS : Math.floor(COPY_CHUNK_BYTES / Math.max(widest + 8 * t.columns.length, 1));
+        attached.push({ name: t.name, columns: t.columns, order: key, rowid, chunkRows });
+      }
+      const spans = await readSpans(db, tables);
+      await close(db);
+      db = undefined;
+      // Each table's progress waits for rigd's ack: an abort or timeout lands before the commit.
+      // And the commit waits for rigd's go-ahead (it checks its job lease first).
+      const copied = await copyIntoStore(req, attached, (table, rows) => sendAndWait({ type: 'copied', table, rows }), () => sendAndWait({ type: 'commit' }));
+      return { type: 'result', ok: true, pageSize, pageCount, tables, spans, copied };
+    }
     await sendAndWait({ type: 'tables', tables });
     const frames = new FrameWriter();
-    const spans = await streamTables(db, tables, widest, req.import, async (table, rows, bytes) => {
+    const spans = await streamTables(db, tables, widestRow, req.import, async (table, rows, bytes) => {
       const frame = frames.encode(rows);
       await writeSpool(frame);
       await sendAndWait({ type: 'batch', table, rows: rows.length, bytes, frameBytes: frame.length });
     });
     return { type: 'result', ok: true, pageSize, pageCount, tables, spans };
   } catch (err) {
+    if (err instanceof StoreFailure) return { type: 'result', ok: false, store: true, message: err.message };
     if (err instanceof CaptureRejected) return rejected(err.reason, err.message);
     const r = rejectionFor(err as Error, step);
     return rejected(r.reason, r.message);

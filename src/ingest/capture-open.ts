@@ -25,14 +25,26 @@ export function close(db: sqlite3.Database): Promise<void> {
   return new Promise((resolve) => db.close(() => resolve()));
 }
 
+/** SQLite's own upper bound of LIMIT_LENGTH (SQLITE_MAX_LENGTH as built). */
+const SQLITE_MAX_LENGTH = 1_000_000_000;
+
 function limit(db: sqlite3.Database, id: number | undefined, value: number): void {
   if (typeof id === 'number') db.configure('limit', id, value);
 }
 
-export async function defend(db: sqlite3.Database, req: ChildRequest): Promise<void> {
+/**
+ * SQLite's defensive limits and pragmas on a connection that reads the capture. `forCopy`: the
+ * store's connection in an import in the engine, which attaches the (already checked) capture and
+ * writes the store: one attached database allowed, and not query-only (the capture is attached
+ * read-only and immutable, so nothing can write to it).
+ */
+export async function defend(db: sqlite3.Database, req: ChildRequest, forCopy = false): Promise<void> {
   // Limits first: they bound everything below, including the schema parse.
-  limit(db, sqlite3.LIMIT_ATTACHED, 0);
-  limit(db, sqlite3.LIMIT_LENGTH, req.maxValueBytes);
+  limit(db, sqlite3.LIMIT_ATTACHED, forCopy ? 1 : 0);
+  // LIMIT_LENGTH bounds a whole row's record too: the copy writes capture_id and every value of a
+  // row as one record, each value already checked against maxValueBytes (readTables), so that
+  // connection allows rows as long as SQLite builds them.
+  limit(db, sqlite3.LIMIT_LENGTH, forCopy ? SQLITE_MAX_LENGTH : req.maxValueBytes);
   limit(db, sqlite3.LIMIT_SQL_LENGTH, 1024 * 1024);
   limit(db, sqlite3.LIMIT_COLUMN, 2000);
   limit(db, sqlite3.LIMIT_EXPR_DEPTH, 100);
@@ -47,7 +59,7 @@ export async function defend(db: sqlite3.Database, req: ChildRequest): Promise<v
   for (const pragma of [
     'trusted_schema = OFF',
     'cell_size_check = ON',
-    'query_only = ON',
+    ...(forCopy ? [] : ['query_only = ON']),
     'mmap_size = 0',
     `hard_heap_limit = ${heap}`,
     `soft_heap_limit = ${Math.floor(heap / 2)}`,
@@ -111,7 +123,9 @@ export async function openChecked(
       if (problem) throw refuse(problem);
     }
     const plain = rows.filter((r) => r.type === 'table' && !r.name.toLowerCase().startsWith('sqlite_'));
-    if (plain.length > req.maxTables) throw refuse(`it has ${plain.length} tables, more than ${req.maxTables}`);
+    if (plain.length > req.maxTables) {
+      throw new CaptureRejected('too_many_tables', `Capture has ${plain.length} tables, more than the ${req.maxTables} a capture may have (captures.max_tables).`);
+    }
     // SQLite's own view of what it parsed (views and virtual tables were refused above, so this
     // connects to nothing): every object must be an ordinary table.
     for (const t of await all<{ schema: string; name: string; type: string }>(db, 'PRAGMA main.table_list')) {

@@ -60,7 +60,13 @@ export class CaptureWorker {
   async start(): Promise<void> {
     await this.#removeStaleTemp();
     // The store's import holds a transaction with prepared statements: a session (direct_url past a pooler).
-    this.#store = await openStoreWriter(this.config.data_dir, this.config.database.direct_url || this.config.database.url);
+    const c = this.config.captures;
+    this.#store = await openStoreWriter(this.config.data_dir, this.config.database.direct_url || this.config.database.url, {
+      maxTables: c.max_tables,
+      maxColumns: c.max_columns,
+      maxNewSharedColumns: c.max_new_shared_columns,
+      maxSharedColumns: c.max_shared_columns,
+    });
     await this.runner.start();
   }
 

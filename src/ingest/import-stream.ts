@@ -12,7 +12,7 @@
  * takes as many rows as fit in the byte bound, and at least one.
  */
 import type { Database } from 'sqlite3';
-import { affinity, reservedName } from '../db/capture-store/layout.ts';
+import { reservedName } from '../db/capture-store/layout.ts';
 import type { CaptureTable, ImportRequest, RawTimeSpan } from './capture-protocol.ts';
 import { all, quoteIdent } from './capture-reader.ts';
 import { CaptureRejected } from './capture-rejected.ts';
@@ -47,9 +47,15 @@ const VALUE_OVERHEAD = 8;
 
 const unsupported = (text: string) => new CaptureRejected('unsupported_schema', `Capture schema is not supported: ${text}.`);
 
-/** Refuses what the store cannot hold: a column named capture_id, a table named like a store index. */
-export function checkStorable(tables: readonly CaptureTable[]): void {
+/**
+ * Refuses what the store cannot hold: a column named capture_id, a table named like a store index,
+ * a table wider than the bounds allow (too_wide).
+ */
+export function checkStorable(tables: readonly CaptureTable[], maxColumns: number): void {
   for (const t of tables) {
+    if (t.columns.length > maxColumns) {
+      throw new CaptureRejected('too_wide', `Capture table ${printable(t.name)} has ${t.columns.length} columns, more than the ${maxColumns} a capture table may have (captures.max_columns).`);
+    }
     if (reservedName('table', t.name)) throw unsupported(`table ${printable(t.name)} has a name the capture store reserves`);
     const c = t.columns.find((x) => reservedName('column', x.name));
     if (c) throw unsupported(`table ${printable(t.name)} has a column named ${printable(c.name)}, which the capture store reserves`);
@@ -57,7 +63,7 @@ export function checkStorable(tables: readonly CaptureTable[]): void {
 }
 
 /** The key columns to page by: a rowid alias not taken by a column, or the primary key of a WITHOUT ROWID table. */
-async function keyOf(db: Database, table: CaptureTable): Promise<{ key: string[]; rowid: boolean }> {
+export async function keyOf(db: Database, table: CaptureTable): Promise<{ key: string[]; rowid: boolean }> {
   const listed = (await all<{ name: string; wr: number }>(db, 'PRAGMA main.table_list')).find((t) => t.name === table.name);
   if (listed?.wr) {
     const info = await all<{ name: string; pk: number }>(db, `PRAGMA main.table_info(${quoteIdent(table.name)})`);
@@ -85,15 +91,26 @@ function rowBytes(row: unknown[]): number {
 }
 
 /**
- * A column as selected for the store. An integer past 2^53 in an INTEGER or NUMERIC column travels as
- * its digits (a JavaScript number would round it); the store's column of that affinity turns the text
- * back into the exact integer.
+ * A column as selected for the store: an integer past 2^53 travels as its digits (a JavaScript
+ * number would round it); the row's class string says it is an integer.
  */
 function exactValue(c: { name: string; type: string }): string {
   const q = quoteIdent(c.name);
-  const a = affinity(c.type);
-  if (a !== 'INTEGER' && a !== 'NUMERIC') return q;
   return `CASE WHEN typeof(${q}) = 'integer' AND (${q} > ${Number.MAX_SAFE_INTEGER} OR ${q} < -${Number.MAX_SAFE_INTEGER}) THEN CAST(${q} AS TEXT) ELSE ${q} END`;
+}
+
+/**
+ * The storage classes of a row's values as one string, a letter per column (typeof's first), built
+ * as a balanced tree of || so that its depth stays within the capture's expression-depth limit.
+ */
+function classesOf(columns: readonly { name: string }[]): string {
+  const leaves = columns.map((c) => `substr(typeof(${quoteIdent(c.name)}), 1, 1)`);
+  const tree = (from: number, to: number): string => {
+    if (to - from === 1) return leaves[from]!;
+    const mid = (from + to) >> 1;
+    return `(${tree(from, mid)} || ${tree(mid, to)})`;
+  };
+  return leaves.length === 0 ? "''" : tree(0, leaves.length);
 }
 
 /** Streams the rows of `table` through `sink`; returns how many rows it sent. */
@@ -105,7 +122,7 @@ async function streamTable(db: Database, table: CaptureTable, widest: number, op
   const order = `ORDER BY ${key.join(', ')}`;
   const after = rowid ? `${key[0]} > CAST(? AS INTEGER)` : `(${key.join(', ')}) > (${key.map(() => '?').join(', ')})`;
   const sizes = table.columns.map((c, i) => `octet_length(${quoteIdent(c.name)}) AS s${i}`).join(', ');
-  const values = table.columns.map((c, i) => `${exactValue(c)} AS c${i}`).join(', ');
+  const values = [...table.columns.map((c, i) => `${exactValue(c)} AS c${i}`), `${classesOf(table.columns)} AS cls`].join(', ');
   let last: unknown[] | null = null;
   let sent = 0;
   // Rows per page when the widest row is known to fit: no measuring needed.
@@ -117,7 +134,7 @@ async function streamTable(db: Database, table: CaptureTable, widest: number, op
     if (unmeasured >= 1) {
       const got: Record<string, unknown>[] = await allWith(db, `SELECT ${keys}, ${values} ${from} ${where} ${order} LIMIT ${unmeasured}`, params);
       if (got.length === 0) return sent;
-      const rows = got.map((r) => table.columns.map((_, i) => r[`c${i}`]));
+      const rows = got.map((r) => [...table.columns.map((_, i) => r[`c${i}`]), r.cls]);
       last = key.map((_, i) => got[got.length - 1]![`k${i}`]);
       await flow.send(table.name, rows, rows.reduce((n, r) => n + rowBytes(r), 0));
       sent += rows.length;
@@ -136,7 +153,7 @@ async function streamTable(db: Database, table: CaptureTable, widest: number, op
       n++;
     }
     const got: Record<string, unknown>[] = await allWith<Record<string, unknown>>(db, `SELECT ${keys}, ${values} ${from} ${where} ${order} LIMIT ${n}`, params);
-    const rows = got.map((r) => table.columns.map((_, i) => r[`c${i}`]));
+    const rows = got.map((r) => [...table.columns.map((_, i) => r[`c${i}`]), r.cls]);
     const tail: Record<string, unknown> = got[got.length - 1]!;
     last = key.map((_, i) => tail[`k${i}`]);
     await flow.send(table.name, rows, bytes);
@@ -149,7 +166,7 @@ function allWith<T>(db: Database, sql: string, params: unknown[]): Promise<T[]> 
   return new Promise((resolve, reject) => db.all(sql, params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))));
 }
 
-/** Streams every table, then reads the min and max of each table's time column. */
+/** Streams every table (each row's values, then its class string), then reads the min and max of each table's time column. */
 export async function streamTables(
   db: Database,
   tables: readonly CaptureTable[],
@@ -164,6 +181,11 @@ export async function streamTables(
     if (sent !== table.rows) throw new Error(`read ${sent} rows of ${printable(table.name)}, counted ${table.rows}`);
   }
   await flow.drained();
+  return readSpans(db, tables);
+}
+
+/** The min and max of each table's time column. */
+export async function readSpans(db: Database, tables: readonly CaptureTable[]): Promise<RawTimeSpan[]> {
   const spans: RawTimeSpan[] = [];
   for (const table of tables) {
     const column = timeColumn(table.columns);

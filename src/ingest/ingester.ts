@@ -30,7 +30,7 @@ import { downloadTo, ObjectTooLarge } from './capture-download.ts';
 import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
 import type { JobInfo } from '../jobs/job.ts';
 import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
-import { errorText } from '../jobs/store.ts';
+import { errorText, leaseHeldQuery, type Lease } from '../jobs/store.ts';
 
 export const CAPTURE_JOB = 'capture';
 
@@ -61,6 +61,8 @@ export interface ImportStepOptions {
   /** The inspection's steps ('header', 'opened', 'quick_check', ...), then 'import'. */
   onStep(step: string): void;
   onProgress(progress: ImportProgress): void;
+  /** The job's claim: the import commits only while it still holds it. */
+  lease?: Lease;
 }
 
 /** What the inspection found and what the import wrote. */
@@ -88,6 +90,15 @@ export function storeImport(store: CaptureStoreWriter, maxBytes: number): Import
       onStep: opts.onStep,
       onProgress: (p) => opts.onProgress({ rows: p.rows, bytes: p.bytes }),
       onInspected: (i) => (info = i),
+      beforeCommit: async (query) => {
+        // A run whose lease is lost (its signal says so) or, on PostgreSQL, whose job row no longer
+        // names this claim (checked and locked in the store's own transaction) commits nothing.
+        if (opts.signal.aborted) throw new LeaseLostError();
+        if (query && opts.lease) {
+          const { text, values } = leaseHeldQuery(opts.lease);
+          if ((await query(text, values)) === 0) throw new LeaseLostError();
+        }
+      },
     });
     if (!info) throw new Error('the import finished without the inspection of the capture');
     return { info, tables };
@@ -159,7 +170,7 @@ export class Ingester {
       report(at('inspect'));
       const { info, tables } = await this.#import(file, capture.id, ctx.signal, started, (step) => report(at(step === 'import' ? 'import' : `inspect:${step}`)), (p) =>
         report({ ...at('import', p.rows), bytes: p.bytes || fetched.bytes }),
-      );
+      ctx.lease);
       report(at('done', tables.reduce((n, t) => n + t.rows, 0)));
       const record = this.#record(capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info, tables });
       // Ingested: the kept version is let go once the job's "done" has committed.
@@ -220,10 +231,10 @@ export class Ingester {
   }
 
   /** inspect and import: the one call site of the import step (CaptureRejected: refused for good). */
-  async #import(file: string, captureId: number, signal: AbortSignal, started: number, onStep: (step: string) => void, onProgress: (p: ImportProgress) => void): Promise<Imported> {
+  async #import(file: string, captureId: number, signal: AbortSignal, started: number, onStep: (step: string) => void, onProgress: (p: ImportProgress) => void, lease?: Lease): Promise<Imported> {
     try {
       const timeoutMs = Math.max(1000, this.opts.jobTimeoutMs - (Date.now() - started) - RECORD_MARGIN_MS);
-      return await this.#importStep(file, captureId, { signal, timeoutMs, onStep, onProgress });
+      return await this.#importStep(file, captureId, { signal, timeoutMs, onStep, onProgress, ...(lease ? { lease } : {}) });
     } catch (err) {
       if (err instanceof CaptureRejected) throw new Refused(err.reason, err.message);
       throw err;

@@ -1,6 +1,6 @@
 import type { BackoffOptions } from './backoff.ts';
 import type { JobInfo, JobProgress } from './job.ts';
-import type { JobCommit } from './store.ts';
+import type { JobCommit, Lease } from './store.ts';
 
 /** The types of the job runner's interface (src/jobs/runner.ts). */
 
@@ -10,6 +10,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** Records progress (throttled; the last report is kept with the outcome). */
   progress(progress: JobProgress): void;
+  /** This run's claim (job id, owner, attempts), for work that must check it holds the lease (leaseHeldQuery). */
+  lease?: Lease;
 }
 
 /**

@@ -182,7 +182,7 @@ export class JobRunner {
     let commit: JobCommit | undefined;
     try {
       if (!handler) throw new PermanentJobError(`no handler for job kind "${job.kind}"`, 'no_handler');
-      const ctx: JobContext = { signal: controller.signal, progress: (p) => progress.report(p) };
+      const ctx: JobContext = { signal: controller.signal, progress: (p) => progress.report(p), lease };
       const result = await settleWithin(Promise.resolve().then(() => handler(job as JobInfo<never>, ctx)), controller.signal, abortGraceMs);
       if (typeof result === 'function') commit = result;
       ok = true;

@@ -17,6 +17,19 @@ export interface Lease {
 /** Longest last_error kept. */
 const MAX_ERROR_LENGTH = 4000;
 
+/**
+ * A statement (PostgreSQL, $n parameters) that finds the job's row only while `lease` still holds it,
+ * and locks it: run inside another transaction on the same database just before its COMMIT, it makes
+ * that COMMIT happen only under this claim (a node that lost the lease finds no row and must roll
+ * back; a reclaim waits for the row lock until the commit is done).
+ */
+export function leaseHeldQuery(lease: Lease): { text: string; values: unknown[] } {
+  return {
+    text: "SELECT 1 FROM jobs WHERE id = $1 AND lease_owner = $2 AND attempts = $3 AND state = 'running' AND lease_expires_at > now() FOR UPDATE",
+    values: [lease.id, lease.owner, lease.attempts],
+  };
+}
+
 export function errorText(err: unknown): string {
   const text = err instanceof Error ? err.message || err.name : String(err);
   return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 3)}...` : text;

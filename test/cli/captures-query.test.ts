@@ -40,9 +40,11 @@ const WRITES = [
 ];
 
 /** PostgreSQL: the writes a READ ONLY transaction refuses (the store schema is the search path). */
+// Capture columns are jsonb on PostgreSQL: the literals are untyped, so each statement is a valid write
+// that only the read-only transaction refuses.
 const PG_WRITES = [
-  'INSERT INTO frames (capture_id, ts) VALUES (99, 1)',
-  'UPDATE frames SET note = 1',
+  "INSERT INTO frames (capture_id, ts) VALUES (99, '1')",
+  "UPDATE frames SET note = '1'",
   'DELETE FROM frames',
   'CREATE TABLE evil (a int)',
   'CREATE INDEX evil_i ON frames (note)',

@@ -31,7 +31,11 @@ test('rigd serve SIGKILLed mid-import: no partial rows; after restart the job fi
       { name: 'samples', columns: [{ name: 'id', type: 'INTEGER' }, { name: 'data', type: 'BLOB' }, { name: 'note', type: 'TEXT' }], rows: ROWS },
       { name: 'fixes', columns: [{ name: 'at', type: 'TEXT' }, { name: 'lat', type: 'REAL' }], rows: 500 },
     ],
+    // 64 MiB of 256 KiB clips: an import long enough to be caught under way (its progress comes
+    // every few MB), whatever moves the rows (on SQLite the engine copies 200,000 small rows at once).
+    extraSql: ['CREATE TABLE clips (id INTEGER PRIMARY KEY, data BLOB)', 'WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 256) INSERT INTO clips SELECT n, randomblob(262144) FROM s'],
   });
+  const TOTAL = ROWS + 500 + 256;
   await put(dataDir, 'rig5/many.sqlite', file);
 
   const first = await serveProcess(env);
@@ -39,7 +43,7 @@ test('rigd serve SIGKILLed mid-import: no partial rows; after restart the job fi
   const mid = await waitFor(async () => {
     const r = await captureRow(dataDir, 'rig5/many.sqlite');
     const p = r?.progress ? JSON.parse(String(r.progress)) : null;
-    return r && p && p.step === 'import' && p.rows > 0 && p.rows < ROWS ? { r, p } : null;
+    return r && p && p.step === 'import' && p.rows > 0 && p.rows < TOTAL ? { r, p } : null;
   }, 60_000, 'the import to be under way', 20);
   t.equal(await first.stop('SIGKILL'), null, `SIGKILL at ${mid.p.rows} rows imported`);
   const id = Number(mid.r.id);

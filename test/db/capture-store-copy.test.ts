@@ -21,7 +21,8 @@ test('copyCaptureStore: every capture, every row and value, through writer.repla
   const many = Array.from({ length: 1203 }, (_, i) => ['2026-11-23T10:00:00Z', i, Buffer.from([i & 255, 0, 255]), i / 3]);
   await src.replace(1, [frames], batches([{ table: 'frames', rows: many, bytes: 0 }]));
   await src.replace(2, [frames, Notes], batches([
-    { table: 'frames', rows: [[null, big, Buffer.alloc(0), null]], bytes: 0 },
+    // The row's classes say n holds an integer (past 2^53, it comes as its digits) and x a real 1.0.
+    { table: 'frames', rows: [[null, big, Buffer.alloc(0), 1]], bytes: 0, classes: ['nibr'] },
     { table: 'Notes', rows: [['héllo'], [null]], bytes: 0 },
   ]));
   await src.close();
@@ -47,6 +48,8 @@ test('copyCaptureStore: every capture, every row and value, through writer.repla
   }
   const [bigRow] = await all<{ v: string; ty: string }>(copy.db, "SELECT CAST(n AS TEXT) AS v, typeof(n) AS ty FROM frames WHERE capture_id = 2");
   t.deepEqual(bigRow, { v: big, ty: 'integer' }, 'a big integer stays an exact integer');
+  const [real] = await all<{ ty: string }>(copy.db, 'SELECT typeof(x) AS ty FROM frames WHERE capture_id = 2');
+  t.deepEqual(real, { ty: 'real' }, 'a real that looks like an integer stays a real');
   const [blob] = await all<{ ty: string; len: number }>(copy.db, 'SELECT typeof(raw) AS ty, length(raw) AS len FROM frames WHERE capture_id = 1 LIMIT 1');
   t.deepEqual(blob, { ty: 'blob', len: 3 }, 'blobs stay blobs');
   await copy.close();

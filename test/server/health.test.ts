@@ -23,7 +23,7 @@ test('GET /healthz, GET /metrics and one log line per request', async (t) => {
   t.equal(health.statusCode, 200, 'healthy: 200');
   t.deepEqual(
     JSON.parse(health.payload).checks,
-    { process: 'ok', database: 'ok', database_write: 'ok', storage: 'ok', disk_space: 'ok', data_files: 'ok', disk_write: 'ok' },
+    { process: 'ok', database: 'ok', database_write: 'ok', storage: 'ok', disk_space: 'ok', data_files: 'ok', disk_write: 'ok', capture_rows: 'ok' },
     'every check ok',
   );
 

@@ -42,7 +42,7 @@ export async function capturesExportCommand(idText: string, table: string, _opts
   if (!isExportFormat(format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
   if (opts.output === '') throw new UsageError('-o needs a file name');
   await withApp(cmd, async (app) => {
-    const out = await exportTable(app.captures, app.config.data_dir, id, table, format, app.config.database.url);
+    const out = await exportTable(app.captures, app.config.data_dir, id, table, format, app.config.database.url, { pageBytes: app.config.captures.export_page_bytes });
     if (opts.output !== undefined && opts.output !== '-') await toFile(out, path.resolve(opts.output));
     else await toStdout(out);
   });

@@ -11,6 +11,7 @@ import { progressLine, summary } from './captures.ts';
 interface IngestOptions {
   wait?: boolean;
   json?: boolean;
+  force?: boolean;
 }
 
 const POLL_MS = 250;
@@ -50,20 +51,22 @@ async function waitWithBar(app: App, capture: CaptureView): Promise<CaptureView>
 }
 
 /**
- * `rigd ingest URL|KEY [--wait] [--json]`: queues a capture file through the same service as the
- * webhook (a failed capture of the same version is queued again). `rigd serve` ingests it; --wait
- * prints progress until it is ingested (exit 0) or failed (exit 1).
+ * `rigd ingest URL|KEY [--force] [--wait] [--json]`: queues a capture file through the same service
+ * as the webhook (a failed capture of the same version is queued again; with --force an ingested one
+ * too, its rows replaced in the capture store). `rigd serve` ingests it; --wait prints progress until
+ * it is ingested (exit 0) or failed (exit 1).
  */
 export async function ingestCommand(target: string, opts: IngestOptions, cmd: Command): Promise<void> {
   const out = (line: string) => {
     if (!opts.json) process.stdout.write(`${terminalText(line)}\n`);
   };
   const final = await withApp(cmd, async (app) => {
-    const q = await app.captures.queueTarget(target, { retryFailed: true });
-    await appendAudit(app.db, { kind: 'ingest.triggered', actor: cliActor(), subject: q.capture.key, details: { capture: q.capture.id, queued: q.enqueued } });
+    const q = await app.captures.queueTarget(target, { retryFailed: true, force: opts.force === true });
+    await appendAudit(app.db, { kind: opts.force === true ? 'ingest.forced' : 'ingest.triggered', actor: cliActor(), subject: q.capture.key, details: { capture: q.capture.id, queued: q.enqueued } });
     let c = q.capture;
     const what = `capture ${c.id} (${c.key})`;
-    out(q.enqueued ? `${what} queued${q.created ? '' : ' again'}` : `${what} is already ${c.state}`);
+    const hint = c.state === 'ingested' ? ' (--force imports it again)' : '';
+    out(q.enqueued ? `${what} queued${q.created ? '' : ' again'}` : `${what} is already ${c.state}${hint}`);
     if (!opts.wait) return c;
     if (!opts.json && process.stdout.isTTY) return waitWithBar(app, c);
     const started = Date.now();

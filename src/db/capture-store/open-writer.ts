@@ -2,8 +2,9 @@
 import { isPostgresUrl } from '../database-url.ts';
 import { openPgCaptureStore } from './postgres-writer.ts';
 import { openCaptureStore } from './sqlite-writer.ts';
+import type { StoreBounds } from './placement.ts';
 import type { CaptureStoreWriter } from './writer.ts';
 
-export function openStoreWriter(dataDir: string, url?: string): Promise<CaptureStoreWriter> {
-  return isPostgresUrl(url) ? openPgCaptureStore(url) : openCaptureStore(dataDir);
+export function openStoreWriter(dataDir: string, url?: string, bounds?: StoreBounds): Promise<CaptureStoreWriter> {
+  return isPostgresUrl(url) ? openPgCaptureStore(url, undefined, bounds) : openCaptureStore(dataDir, bounds);
 }

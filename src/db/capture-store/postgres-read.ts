@@ -10,7 +10,10 @@
  */
 import type pg from 'pg';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
+import { findPgCaptureTable } from './postgres-catalog.ts';
 import { CAPTURE_STORE_SCHEMA, findPgTable, pgColumns, qualified } from './postgres-schema.ts';
+import { decodeValue } from './pg-values.ts';
+import { mapColumns, type MappedColumn } from './placement.ts';
 import { connectStore } from './postgres-writer.ts';
 import type { StoreRow, StoreValue } from './read.ts';
 import { StoreQueryError, type StoreReader } from './store-reader.ts';
@@ -66,26 +69,39 @@ class PgStoreReader implements StoreReader {
     this.#busy = false;
   }
 
-  async columns(table: string): Promise<string[] | null> {
+  async columns(table: string, captureId?: number): Promise<string[] | null> {
+    if (captureId !== undefined) {
+      const found = await this.#locate(table, captureId);
+      // A physical table removed behind the store's back holds nothing.
+      const held = found && (await pgColumns(this.client, this.schema, found.physical)).length > 0;
+      return held ? found.columns.map((c) => c.name) : null;
+    }
     const name = await findPgTable(this.client, this.schema, table);
     if (!name) return null;
     return (await pgColumns(this.client, this.schema, name)).map((c) => c.name);
   }
 
+  /** Where a capture's table is (catalog), or null. */
+  async #locate(table: string, captureId: number): Promise<{ physical: string; columns: MappedColumn[] } | null> {
+    return findPgCaptureTable(this.client, this.schema, captureId, table);
+  }
+
   async *rows(table: string, columns: string[], captureId: number, pageSize = 500): AsyncGenerator<StoreValue[]> {
-    const name = await findPgTable(this.client, this.schema, table);
-    if (!name) throw new Error(`the capture store has no table ${table}`);
-    const have = new Map((await pgColumns(this.client, this.schema, name)).map((c) => [c.name.toLowerCase(), c.name]));
-    const select = columns.map((c, i) => `${quoteIdent(have.get(c.toLowerCase()) ?? c)} AS c${i}`).join(', ');
+    const found = await this.#locate(table, captureId);
+    if (!found) throw new Error(`the capture store holds no table ${table} of capture ${captureId}`);
+    const physical = mapColumns(found.columns, columns, 'postgres');
+    const types = new Map((await pgColumns(this.client, this.schema, found.physical)).map((c) => [c.name, c.type]));
+    const jsonb = physical.map((c) => c !== null && types.get(c) === 'jsonb');
+    const select = physical.map((c, i) => (c === null ? `NULL AS c${i}` : `${quoteIdent(c)}${jsonb[i] ? '::text' : ''} AS c${i}`)).join(', ');
     await this.#begin();
     try {
       await this.client.query(
-        `DECLARE rigd_rows NO SCROLL CURSOR FOR SELECT ${select || 'NULL'} FROM ${qualified(this.schema, name)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = $1 ORDER BY ctid`,
+        `DECLARE rigd_rows NO SCROLL CURSOR FOR SELECT ${select || 'NULL'} FROM ${qualified(this.schema, found.physical)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = $1 ORDER BY ctid`,
         [captureId],
       );
       for (;;) {
         const { rows } = await this.client.query<Record<string, unknown>>(`FETCH ${pageSize} FROM rigd_rows`);
-        for (const row of rows) yield columns.map((_, i) => storeValue(row[`c${i}`]));
+        for (const row of rows) yield columns.map((_, i) => (jsonb[i] ? decodeValue(row[`c${i}`] as string | null) : storeValue(row[`c${i}`])));
         if (rows.length < pageSize) return;
       }
     } finally {

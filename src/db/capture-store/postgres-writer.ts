@@ -6,20 +6,25 @@
  *   await store.replace(captureId, tables, batches);
  *   await store.close();
  *
- * replace = BEGIN; pg_advisory_xact_lock (one writer at a time across processes, so two imports
- * never deadlock on each other's tables); DELETE the capture's rows from every store table; create
- * tables and add columns; multi-row INSERTs with bound parameters (under PostgreSQL's 65535);
- * COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
+ * replace = BEGIN; advisory locks on the capture and on the table names it writes (lockForImport:
+ * imports of other captures and other names run at once, two never widen one table together); DELETE the capture's rows from the tables the catalog says
+ * it has; place each table (placement.ts) and create it or add jsonb columns; multi-row INSERTs of
+ * class-carrying jsonb values (pg-values.ts) with bound parameters (under PostgreSQL's 65535); record
+ * the catalog rows; the caller's beforeCommit (the ingester checks its job lease there, in this
+ * transaction); COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
  * loses its connection and the server rolls its transaction back, leaving the previous rows.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { redactText } from '../database-url.ts';
 import { HealingClient } from '../dialect/postgres/healing-client.ts';
-import { CAPTURE_ID_COLUMN, affinity, quoteIdent } from './layout.ts';
-import { CAPTURE_STORE_SCHEMA, STORE_LOCK_KEY, ensurePgTable, ensureSchema, pgStoreTables, qualified } from './postgres-schema.ts';
+import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
+import { DEFAULT_BOUNDS, type Placement, type StoreBounds } from './placement.ts';
+import { lockForImport, preparePgTable, recordPgCaptureTable, removePgCapture } from './postgres-catalog.ts';
+import { CAPTURE_STORE_SCHEMA, ensureSchema, qualified } from './postgres-schema.ts';
+import { encodeValue } from './pg-values.ts';
 import { inTurn } from './turns.ts';
-import type { CaptureStoreWriter, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
+import type { CaptureStoreWriter, ReplaceOptions, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
 
 /** Bind parameters of one statement at most (PostgreSQL's protocol counts them in 16 bits). */
 export const MAX_PARAMETERS = 65_535;
@@ -28,25 +33,6 @@ export const MAX_ROWS_PER_STATEMENT = 500;
 
 export function pgRowsPerStatement(columns: number): number {
   return Math.max(1, Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / (columns + 1))));
-}
-
-const NUMBER_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
-
-/**
- * A value of a jsonb store column, as jsonb text: numbers and strings as themselves, a blob as
- * {"base64": ...}. With `numeric` (NUMERIC affinity), text that reads as a number is stored as that
- * number, as SQLite converts it, unless JavaScript cannot hold it exactly (then its text stays).
- */
-export function jsonbValue(v: unknown, numeric = false): string | null {
-  if (v === null || v === undefined) return null;
-  if (numeric && typeof v === 'string' && NUMBER_TEXT.test(v)) {
-    const n = Number(v);
-    const integral = /^\s*[-+]?\d+\s*$/.test(v);
-    if (Number.isFinite(n) && (integral ? Number.isSafeInteger(n) : true)) return JSON.stringify(n);
-  }
-  if (Buffer.isBuffer(v)) return JSON.stringify({ base64: v.toString('base64') });
-  if (typeof v === 'bigint') return v.toString();
-  return JSON.stringify(v);
 }
 
 /** A pg client that reads int8 and numeric exactly: numbers when JavaScript holds them, else their digits. */
@@ -87,8 +73,6 @@ class PgInserter {
   readonly #head: string;
   readonly per: number;
   readonly #names = new Map<number, string>();
-  /** Columns of NUMERIC affinity (as the capture declares them): number-like text becomes a number. */
-  readonly numeric: boolean[];
 
   constructor(
     private readonly client: pg.Client,
@@ -96,12 +80,10 @@ class PgInserter {
     private readonly table: StoreTable,
     storeName: string,
     storeColumns: string[],
-    private readonly types: string[],
   ) {
     const cols = [CAPTURE_ID_COLUMN, ...storeColumns].map(quoteIdent).join(', ');
     this.#head = `INSERT INTO ${qualified(schema, storeName)} (${cols}) VALUES `;
     this.per = pgRowsPerStatement(table.columns.length);
-    this.numeric = table.columns.map((c) => affinity(c.type) === 'NUMERIC');
   }
 
   /** The statement of a full run, built once (a shorter run's is built when needed, not kept). */
@@ -113,7 +95,7 @@ class PgInserter {
     const tuples: string[] = [];
     for (let r = 0; r < rows; r++) {
       const p: string[] = [];
-      for (let c = 0; c < width; c++) p.push(`$${r * width + c + 1}`);
+      for (let c = 0; c < width; c++) p.push(c === 0 ? `$${r * width + c + 1}` : `$${r * width + c + 1}::jsonb`);
       tuples.push(`(${p.join(', ')})`);
     }
     const text = this.#head + tuples.join(', ');
@@ -126,35 +108,25 @@ class PgInserter {
     return { text, name };
   }
 
-  #value(v: unknown, i: number): unknown {
-    const type = this.types[i]!;
-    if (type === 'jsonb') return jsonbValue(v, this.numeric[i]);
-    if (v === undefined || v === null) return null;
-    if (Buffer.isBuffer(v)) {
-      if (type === 'bytea') return v;
-      throw new Error(`a blob in column ${this.table.columns[i]!.name} of ${this.table.name}, declared ${type}: on PostgreSQL a typed store column cannot hold a blob`);
-    }
-    if (typeof v === 'bigint') return v.toString();
-    return v;
-  }
-
-  async insert(captureId: number, rows: unknown[][]): Promise<void> {
+  async insert(captureId: number, rows: unknown[][], classes?: string[]): Promise<void> {
     const width = this.table.columns.length;
     for (let start = 0; start < rows.length; start += this.per) {
       const chunk = rows.slice(start, start + this.per);
       const params: unknown[] = [];
-      for (const row of chunk) {
+      for (let r = 0; r < chunk.length; r++) {
+        const row = chunk[r]!;
         if (!Array.isArray(row) || row.length !== width) {
           throw new Error(`a row of ${this.table.name} has ${Array.isArray(row) ? row.length : 'no'} values, not ${width}`);
         }
+        const cls = classes?.[start + r];
         params.push(captureId);
-        for (let i = 0; i < width; i++) params.push(this.#value(row[i], i));
+        for (let i = 0; i < width; i++) params.push(encodeValue(row[i], cls?.[i]));
       }
       const { text, name } = this.#sql(chunk.length);
       try {
         await this.client.query({ text, name: chunk.length === this.per ? name : undefined, values: params });
       } catch (err) {
-        throw new Error(`capture store table ${this.table.name}: ${(err as Error).message}`, { cause: err });
+        throw new Error(`capture store table ${this.table.name}: ${(err as Error).message}`);
       }
     }
   }
@@ -169,10 +141,11 @@ export class PgCaptureStore implements CaptureStoreWriter {
     /** Where the store is, for messages: the url without its password and the schema. */
     readonly file: string,
     readonly schema: string,
+    readonly bounds: StoreBounds,
   ) {}
 
   /** Connects to database `url` and creates the store schema on first use. */
-  static async open(url: string, schema = CAPTURE_STORE_SCHEMA): Promise<PgCaptureStore> {
+  static async open(url: string, schema = CAPTURE_STORE_SCHEMA, bounds: StoreBounds = DEFAULT_BOUNDS): Promise<PgCaptureStore> {
     const connection = new HealingClient('capture_store', () => storeClient(url));
     try {
       await ensureSchema(await connection.client().catch((err: Error) => Promise.reject(new Error(`cannot connect to the capture store's database: ${redactText(err.message)}`))), schema);
@@ -180,7 +153,7 @@ export class PgCaptureStore implements CaptureStoreWriter {
       await connection.close();
       throw err;
     }
-    return new PgCaptureStore(connection, `${redactText(url)}#${schema}`, schema);
+    return new PgCaptureStore(connection, `${redactText(url)}#${schema}`, schema, bounds);
   }
 
   replace(
@@ -188,45 +161,48 @@ export class PgCaptureStore implements CaptureStoreWriter {
     tables: readonly StoreTable[],
     batches: AsyncIterable<RowBatch>,
     onProgress?: (p: ReplaceProgress) => void,
+    opts: ReplaceOptions = {},
   ): Promise<ReplaceResult> {
     if (!Number.isSafeInteger(captureId)) return Promise.reject(new Error(`capture id ${captureId} is not an integer`));
-    return inTurn(this.file, () => this.#replace(captureId, tables, batches, onProgress));
+    return inTurn(this.file, () => this.#replace(captureId, tables, batches, onProgress, opts));
   }
 
   async #replace(
     captureId: number,
     tables: readonly StoreTable[],
     batches: AsyncIterable<RowBatch>,
-    onProgress?: (p: ReplaceProgress) => void,
+    onProgress: ((p: ReplaceProgress) => void) | undefined,
+    opts: ReplaceOptions,
   ): Promise<ReplaceResult> {
     if (this.#closed) throw new Error('the capture store is closed');
     const c = await this.connection.client();
     const inserters = new Map<string, PgInserter>();
     const counts = new Map<string, number>();
+    const placements = new Map<string, Placement>();
     let replaced = 0;
     await c.query('BEGIN');
     try {
-      await c.query('SELECT pg_advisory_xact_lock($1)', [STORE_LOCK_KEY]);
-      for (const name of await pgStoreTables(c, this.schema)) {
-        const r = await c.query(`DELETE FROM ${qualified(this.schema, name)} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = $1`, [captureId]);
-        replaced += r.rowCount ?? 0;
-      }
+      await lockForImport(c, this.schema, captureId, tables);
+      replaced = await removePgCapture(c, this.schema, captureId);
       for (const table of tables) {
-        const { name, types, columns } = await ensurePgTable(c, this.schema, table);
-        inserters.set(table.name, new PgInserter(c, this.schema, table, name, columns, types));
+        const p = await preparePgTable(c, this.schema, table, this.bounds);
+        placements.set(table.name, p);
+        inserters.set(table.name, new PgInserter(c, this.schema, table, p.physical, p.columns.map((x) => x.store)));
         counts.set(table.name, 0);
       }
       const progress: ReplaceProgress = { rows: 0, bytes: 0, table: '' };
       for await (const batch of batches) {
         const inserter = inserters.get(batch.table);
         if (!inserter) throw new Error(`rows for table ${JSON.stringify(batch.table)}, which the import did not announce`);
-        await inserter.insert(captureId, batch.rows);
+        await inserter.insert(captureId, batch.rows, batch.classes);
         counts.set(batch.table, counts.get(batch.table)! + batch.rows.length);
         progress.rows += batch.rows.length;
         progress.bytes += batch.bytes;
         progress.table = batch.table;
         onProgress?.({ ...progress });
       }
+      for (const table of tables) await recordPgCaptureTable(c, this.schema, captureId, table.name, placements.get(table.name)!, counts.get(table.name)!);
+      await opts.beforeCommit?.(async (text, values) => (await c.query(text, values)).rowCount ?? 0);
       await c.query('COMMIT');
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined);
@@ -246,6 +222,6 @@ export class PgCaptureStore implements CaptureStoreWriter {
 }
 
 /** Opens the PostgreSQL capture store (schema rigd_captures of the database `url`) for imports. */
-export function openPgCaptureStore(url: string, schema?: string): Promise<PgCaptureStore> {
-  return PgCaptureStore.open(url, schema);
+export function openPgCaptureStore(url: string, schema?: string, bounds?: StoreBounds): Promise<PgCaptureStore> {
+  return PgCaptureStore.open(url, schema, bounds);
 }

@@ -14,7 +14,8 @@ export const STORE_FILE_MODE = 0o640;
 /** How long a writer in another process waits for the write lock, ms. */
 export const STORE_BUSY_TIMEOUT_MS = 120_000;
 
-const PRAGMAS = [
+/** The store connection's pragmas (the writer's, and the capture child's copy). */
+export const STORE_PRAGMAS = [
   'PRAGMA journal_mode = WAL',
   'PRAGMA synchronous = NORMAL',
   `PRAGMA busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`,
@@ -80,7 +81,7 @@ export async function openStoreFile(dataDir: string): Promise<{ db: sqlite3.Data
   createFile(file);
   const db = await openFile(file, sqlite3.OPEN_READWRITE);
   try {
-    for (const sql of PRAGMAS) await exec(db, sql);
+    for (const sql of STORE_PRAGMAS) await exec(db, sql);
   } catch (err) {
     await closeDatabase(db).catch(() => undefined);
     throw err;

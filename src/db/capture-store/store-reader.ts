@@ -38,8 +38,11 @@ export class StoreQueryError extends Error {
 export interface StoreReader {
   /** Where the store is, for messages (the file, or the url without password and the schema). */
   readonly file: string;
-  /** The store's columns of `table` (any case), or null when there is no such table. */
-  columns(table: string): Promise<string[] | null>;
+  /**
+   * With `captureId`: that capture's columns of `table` as it named them, or null when the store does
+   * not hold them. Without: the columns of the store table named `table`, or null.
+   */
+  columns(table: string, captureId?: number): Promise<string[] | null>;
   /** One capture's rows of one table in insertion order, a page at a time, values in `columns` order. */
   rows(table: string, columns: string[], captureId: number, pageSize?: number): AsyncGenerator<StoreValue[]>;
   /** One statement, read-only, bounded; throws StoreQueryError. */
@@ -61,7 +64,7 @@ async function openSqliteStoreReader(dataDir: string): Promise<StoreReader | nul
   const { db } = store;
   return {
     file: store.file,
-    columns: (table) => storeColumns(db, table),
+    columns: (table, captureId) => storeColumns(db, table, captureId),
     rows: (table, columns, captureId, pageSize) => captureRows(db, table, columns, captureId, pageSize),
     async query(sql, { limit, timeoutMs }) {
       const timer = setTimeout(() => db.interrupt(), timeoutMs);

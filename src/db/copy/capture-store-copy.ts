@@ -5,7 +5,7 @@
  * behind the writer (another SQLite file, PostgreSQL) gets the rows the import would have written.
  */
 import type { Database } from 'sqlite3';
-import { all, captureRows, storeColumns, type StoreValue } from '../capture-store/read.ts';
+import { all, captureRowsWithClasses, storeColumns, type StoreValue } from '../capture-store/read.ts';
 import { quoteIdent, type CaptureTableSummary } from '../capture-store/layout.ts';
 import type { CaptureStoreWriter, RowBatch, StoreTable } from '../capture-store/writer.ts';
 
@@ -32,19 +32,23 @@ function bytesOf(row: StoreValue[]): number {
 
 async function* batchesOf(source: Database, captureId: number, tables: readonly StoreTable[]): AsyncGenerator<RowBatch> {
   for (const table of tables) {
-    if ((await storeColumns(source, table.name)) === null) continue;
+    if ((await storeColumns(source, table.name, captureId)) === null) continue;
     let rows: StoreValue[][] = [];
+    let classes: string[] = [];
     let bytes = 0;
-    for await (const row of captureRows(source, table.name, table.columns.map((c) => c.name), captureId, BATCH_ROWS)) {
-      rows.push(row);
-      bytes += bytesOf(row);
+    // With each row's storage classes: the target keeps integers past 2^53 and reals such as 1.0 exact.
+    for await (const row of captureRowsWithClasses(source, table.name, table.columns.map((c) => c.name), captureId, BATCH_ROWS)) {
+      rows.push(row.values);
+      classes.push(row.classes);
+      bytes += bytesOf(row.values);
       if (rows.length >= BATCH_ROWS) {
-        yield { table: table.name, rows, bytes };
+        yield { table: table.name, rows, bytes, classes };
         rows = [];
+        classes = [];
         bytes = 0;
       }
     }
-    if (rows.length > 0) yield { table: table.name, rows, bytes };
+    if (rows.length > 0) yield { table: table.name, rows, bytes, classes };
   }
 }
 
@@ -77,8 +81,17 @@ export async function copyCaptureStore(
 
 /** Rows per store table of the source store (lower-cased names), every capture's. */
 export async function storeTableCounts(source: Database): Promise<Map<string, number>> {
-  const names = await all<{ name: string }>(source, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   const counts = new Map<string, number>();
+  const [catalog] = await all<{ n: number }>(source, "SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = 'rigd_capture_tables'");
+  if (catalog!.n > 0) {
+    // The store's catalog: rows per capture table name, whatever physical table holds them.
+    for (const r of await all<{ name: string; n: number }>(source, 'SELECT name, sum(rows) AS n FROM rigd_capture_tables GROUP BY name')) {
+      const key = r.name.toLowerCase();
+      counts.set(key, (counts.get(key) ?? 0) + Number(r.n));
+    }
+    return counts;
+  }
+  const names = await all<{ name: string }>(source, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   for (const { name } of names) {
     const [row] = await all<{ n: number }>(source, `SELECT COUNT(*) AS n FROM ${quoteIdent(name)}`);
     counts.set(name.toLowerCase(), Number(row?.n ?? 0));

@@ -4,9 +4,10 @@ import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import type { App } from '../../services/app.ts';
 import { appendAudit } from '../../services/audit/log.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, exportTable } from '../../services/captures/export.ts';
+import { ExportSlots } from '../../services/captures/export-slots.ts';
 import { attachment } from '../content-disposition.ts';
 import { setSessionCookies } from '../plugins/auth.ts';
-import { webhookUser } from '../credentials.ts';
+import { authOf, webhookUser } from '../credentials.ts';
 
 const listQuery = Joi.object({
   rig: Joi.string().max(63),
@@ -68,6 +69,8 @@ const captureView = Joi.object({
  * GET /api/v1/captures, GET /api/v1/captures/{id} and GET /api/v1/captures/{id}/tables/{table}.
  */
 export function captureRoutes(app: App): ServerRoute[] {
+  const { export_max_concurrent: total, export_max_per_user: perUser, export_page_bytes: pageBytes } = app.config.captures;
+  const slots = new ExportSlots({ total, perUser });
   return [
     {
       method: 'POST',
@@ -133,10 +136,13 @@ export function captureRoutes(app: App): ServerRoute[] {
           "The capture's own columns in its order (no capture_id), rows in insertion order. CSV: a header line, " +
           'RFC 4180 quoting, NULL as an empty field, blobs as base64. NDJSON: one object per line, blobs as base64 strings. ' +
           'Integers past 2^53 are exact (CSV: their digits; NDJSON: a string of their digits). ' +
-          '409 `capture_not_ingested` until the capture is ingested; 404 `table_not_found` names the tables it has.',
+          'Reals always have a point or an exponent (1.0, 1e+300): a real stays a real. ' +
+          '409 `capture_not_ingested` until the capture is ingested; 404 `table_not_found` names the tables it has. ' +
+          'Exports running at once are capped in total and per user (captures.export_max_concurrent, export_max_per_user): ' +
+          '429 `too_many_exports` with Retry-After beyond.',
         tags: ['captures'],
         response: { schema: Joi.string().description('CSV with a header line'), sample: 0 },
-        plugins: { openapi: { produces: CONTENT_TYPES.csv, alternatives: { [CONTENT_TYPES.ndjson]: Joi.string().description('One JSON object per line') }, errors: [409] } },
+        plugins: { openapi: { produces: CONTENT_TYPES.csv, alternatives: { [CONTENT_TYPES.ndjson]: Joi.string().description('One JSON object per line') }, errors: [409, 429] } },
         validate: {
           params: Joi.object({
             id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).required(),
@@ -146,7 +152,11 @@ export function captureRoutes(app: App): ServerRoute[] {
         },
         handler: async (request, h) => {
           const { id, table } = request.params as { id: number; table: string };
-          const out = await exportTable(app.captures, app.config.data_dir, Number(id), table, (request.query as { format: string }).format, app.config.database.url);
+          const onClose = slots.take(String(authOf(request).user.id));
+          const format = (request.query as { format: string }).format;
+          const out = await exportTable(app.captures, app.config.data_dir, Number(id), table, format, app.config.database.url, { pageBytes, onClose });
+          // A client gone before or while the rows go out: its store handle and slot are released at once.
+          request.events.once('disconnect', () => out.stream.destroy());
           return h.response(out.stream).type(out.contentType).header('content-disposition', attachment(out.filename));
         },
       },

@@ -26,7 +26,7 @@ async function bounded(what: string, work: () => Promise<unknown>): Promise<Chec
 /**
  * GET /healthz (process up, database answers and takes writes, PostgreSQL's dedicated connections
  * (listen, capture_store) are up, storage answers, free space in data_dir,
- * data files writable: 200 or 503 naming the failing checks, JSON) and GET /metrics
+ * data files writable, ingested captures' rows in the capture store: 200 or 503 naming the failing checks, JSON) and GET /metrics
  * (Prometheus text by prom-client). No login; only for clients in server.health_allow and
  * server.metrics_allow (default loopback and vpn.cidr): for systemd, monitoring and load balancers.
  */
@@ -40,7 +40,7 @@ export function healthRoutes(app: App): ServerRoute[] {
         app: { vpn: 'health' },
         handler: async (_request, h) => {
           let database_write: Check = 'ok';
-          const [database, storage, disk_space, data_files, disk_write] = await Promise.all([
+          const [database, storage, disk_space, data_files, disk_write, capture_rows] = await Promise.all([
             bounded('database', async () => {
               await app.db.ping();
               database_write = await app.health.databaseWrite();
@@ -49,8 +49,9 @@ export function healthRoutes(app: App): ServerRoute[] {
             app.health.diskSpace(),
             app.health.dataFiles(),
             app.health.diskWrite(),
+            app.health.captureRows.check(),
           ]);
-          const checks: Record<string, Check> = { process: 'ok', database, database_write, ...app.health.connections(), storage, disk_space, data_files, disk_write };
+          const checks: Record<string, Check> = { process: 'ok', database, database_write, ...app.health.connections(), storage, disk_space, data_files, disk_write, capture_rows };
           const failing = Object.keys(checks).filter((k) => checks[k] !== 'ok');
           const ok = failing.length === 0;
           const body = { status: ok ? 'ok' : 'unavailable', ...(ok ? {} : { failing }), checks, uptime_s: Math.round(process.uptime()) };

@@ -4,23 +4,33 @@
  * left out, rows in insertion order. Memory holds one page of rows whatever the table's size.
  *
  * CSV: a header line, RFC 4180 quoting, CRLF line ends, NULL as an empty field, blobs as base64,
- * numbers as SQLite gives them (integers past 2^53 exact, as their digits). No formula guard: the
- * values are the capture's, byte for byte.
+ * integers as their digits (past 2^53 exact), reals always with a point or an exponent (1.0, 1e+300:
+ * a real stays a real; page-cells.ts), a large text always quoted. No formula guard: the values are
+ * the capture's, byte for byte.
  * NDJSON: one JSON object per row, keys in the capture's column order, blobs as base64 strings,
- * integers past 2^53 as strings of their digits.
+ * integers past 2^53 as strings of their digits, reals as in CSV.
+ *
+ * The rows come from the store table the capture store's catalog names for the capture's table.
+ *
+ * Memory: one page bounded by rows and bytes (pages.ts), and one piece of a large value; the next
+ * page is read only once the consumer took the previous one (export-stream.ts).
  */
-import { Readable } from 'node:stream';
-import type { StoreValue } from '../../db/capture-store/read.ts';
-import { openStoreReader, type StoreReader } from '../../db/capture-store/store-reader.ts';
+import type { Readable } from 'node:stream';
+import { captureStorePath } from '../../db/capture-store/layout.ts';
+import { NotInStore, openTablePages, type PageOptions } from '../../db/capture-store/pages.ts';
+import { CAPTURE_STORE_SCHEMA } from '../../db/capture-store/postgres-schema.ts';
+import { isPostgresUrl, redactText } from '../../db/database-url.ts';
 import { Conflict, InvalidInput } from '../../errors.ts';
-import { csvField } from '../csv.ts';
+import { EXPORT_FORMATS, ExportStream, type ExportFormat } from './export-stream.ts';
 import type { CaptureService } from './service.ts';
 import { findTable, requireIngested } from './tables.ts';
 
-export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export { EXPORT_FORMATS, type ExportFormat } from './export-stream.ts';
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson' };
+
+/** Rows per page at most (pages are bounded by captures.export_page_bytes too). */
+const PAGE_ROWS = 128;
 
 export interface TableExport {
   captureId: number;
@@ -34,77 +44,61 @@ export interface TableExport {
   stream: Readable;
 }
 
+export interface ExportOptions {
+  /** captures.export_page_bytes. @default 1 MiB */
+  pageBytes?: number;
+  /** Called once when the export ends, fails or its stream is destroyed (or it is refused before). */
+  onClose?: () => void;
+}
+
 export function isExportFormat(value: string): value is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(value);
 }
 
-function csvValue(v: StoreValue): string {
-  return Buffer.isBuffer(v) ? v.toString('base64') : csvField(v);
-}
-
-function jsonValue(v: StoreValue): string {
-  if (Buffer.isBuffer(v)) return JSON.stringify(v.toString('base64'));
-  return JSON.stringify(v) ?? 'null';
-}
-
-/** Lines of one format; rows are gathered into chunks of about 64 KiB. */
-async function* encode(format: ExportFormat, columns: string[], rows: AsyncIterable<StoreValue[]>): AsyncGenerator<string> {
-  const keys = columns.map((c) => JSON.stringify(c));
-  const line =
-    format === 'csv'
-      ? (r: StoreValue[]) => `${r.map(csvValue).join(',')}\r\n`
-      : (r: StoreValue[]) => `{${r.map((v, i) => `${keys[i]}:${jsonValue(v)}`).join(',')}}\n`;
-  let chunk = format === 'csv' ? `${columns.map((c) => csvField(c)).join(',')}\r\n` : '';
-  for await (const r of rows) {
-    chunk += line(r);
-    if (chunk.length >= 65_536) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
-}
-
-/** Opens the store read-only, or says that nothing was imported yet (409 capture_not_imported). */
-async function openStore(dataDir: string, databaseUrl: string): Promise<StoreReader> {
-  const store = await openStoreReader(dataDir, databaseUrl);
-  if (!store) throw new Conflict('the capture store does not exist yet: no capture has been imported', 'capture_not_imported');
-  return store;
+/** Where the store is, for messages (never the database password). */
+function storeName(dataDir: string, url: string): string {
+  return isPostgresUrl(url) ? `${redactText(url)}#${CAPTURE_STORE_SCHEMA}` : captureStorePath(dataDir);
 }
 
 /**
  * Checks everything that can be wrong before the first byte (unknown capture, not ingested, no such
- * table, unknown format, not in the store) and returns the stream of rows.
+ * table, unknown format, not in the store) and returns the stream of rows (export-stream.ts).
  */
-export async function exportTable(captures: CaptureService, dataDir: string, id: number, tableName: string, format: string, databaseUrl = ''): Promise<TableExport> {
+export async function exportTable(
+  captures: CaptureService,
+  dataDir: string,
+  id: number,
+  tableName: string,
+  format: string,
+  databaseUrl = '',
+  opts: ExportOptions = {},
+): Promise<TableExport> {
+  try {
+    return await openExport(captures, dataDir, id, tableName, format, databaseUrl, opts);
+  } catch (err) {
+    opts.onClose?.();
+    throw err;
+  }
+}
+
+async function openExport(captures: CaptureService, dataDir: string, id: number, tableName: string, format: string, databaseUrl: string, opts: ExportOptions): Promise<TableExport> {
   if (!isExportFormat(format)) {
     throw new InvalidInput(`format must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(format)}`, [{ field: 'format', message: 'unknown format' }]);
   }
   const capture = await captures.get(id);
   const table = findTable(capture, requireIngested(capture), tableName);
   const columns = table.columns.map((c) => c.name);
-  const store = await openStore(dataDir, databaseUrl);
+  const pageBytes = opts.pageBytes ?? 1024 ** 2;
+  const paging: PageOptions = { pageRows: PAGE_ROWS, pageBytes, largeBytes: Math.floor(pageBytes / 4) };
+  let pages;
   try {
-    const have = await store.columns(table.name);
-    const lower = new Set((have ?? []).map((c) => c.toLowerCase()));
-    const missing = columns.filter((c) => !lower.has(c.toLowerCase()));
-    if (!have || missing.length > 0) {
-      const what = have ? `lacks its column(s) ${missing.join(', ')}` : 'is not there';
-      throw new Conflict(`capture ${id}'s table ${table.name} ${what} in the capture store ${store.file}: it is not imported`, 'capture_not_imported');
-    }
+    pages = await openTablePages(dataDir, databaseUrl, table.name, columns, id, paging);
   } catch (err) {
-    await store.close();
-    throw err;
+    if (!(err instanceof NotInStore)) throw err;
+    const what = err.missing ? `lacks its column(s) ${err.missing.join(', ')}` : 'is not there';
+    throw new Conflict(`capture ${id}'s table ${table.name} ${what} in the capture store ${storeName(dataDir, databaseUrl)}: it is not imported`, 'capture_not_imported');
   }
-  async function* body(): AsyncGenerator<string> {
-    try {
-      yield* encode(format as ExportFormat, columns, store.rows(table.name, columns, id));
-    } finally {
-      await store.close();
-    }
-  }
-  const stream = Readable.from(body(), { objectMode: false, encoding: 'utf8' });
-  // Destroyed before it was read (client gone): the generator never ran, so its finally will not either.
-  stream.once('close', () => void store.close());
+  if (!pages) throw new Conflict('the capture store does not exist yet: no capture has been imported', 'capture_not_imported');
+  const stream = new ExportStream(pages, columns, format, opts.onClose);
   return { captureId: id, table: table.name, format, contentType: CONTENT_TYPES[format], filename: `capture-${id}-${table.name}.${format}`, stream };
 }

@@ -37,6 +37,11 @@ export interface Queued {
 export interface QueueOptions {
   /** Queue a failed capture again (an operator's explicit `rigd ingest`); notices never do. @default false */
   retryFailed?: boolean;
+  /**
+   * Also import an ingested capture again (`rigd ingest KEY --force`): a new job replaces its rows in
+   * the capture store in one transaction. A queued or ingesting capture is left as it is. @default false
+   */
+  force?: boolean;
 }
 
 export interface ListOptions {
@@ -69,8 +74,19 @@ interface Version {
   versionId?: string | null;
 }
 
-/** What to do with the capture found or made: nothing more, queue it if it has no job, or also queue it again if it failed. */
-type Want = 'find' | 'queue' | 'queue_or_retry';
+/**
+ * What to do with the capture found or made: nothing more, queue it if it has no job, also queue it
+ * again if it failed, or also if it is ingested (import it again).
+ */
+type Want = 'find' | 'queue' | 'queue_or_retry' | 'reimport';
+
+/** The states from which `want` queues a new job. */
+const QUEUES_FROM: Record<Want, readonly CaptureState[]> = {
+  find: [],
+  queue: ['uploaded'],
+  queue_or_retry: ['uploaded', 'failed'],
+  reimport: ['uploaded', 'failed', 'ingested'],
+};
 
 export class CaptureService {
   constructor(
@@ -122,7 +138,8 @@ export class CaptureService {
       size = info.size;
     }
     const origin = await this.#origin(object.key, etag);
-    return this.#settle({ key: object.key, etag, size: size ?? null }, origin, opts.retryFailed ? 'queue_or_retry' : 'queue');
+    const want: Want = opts.force ? 'reimport' : opts.retryFailed ? 'queue_or_retry' : 'queue';
+    return this.#settle({ key: object.key, etag, size: size ?? null }, origin, want);
   }
 
   /**
@@ -153,14 +170,8 @@ export class CaptureService {
     );
     let job: Job | null = row.job_id ? await Job.findByPk(row.job_id, { transaction }) : null;
     const state = captureState(job?.state);
-    const queueNow = (want !== 'find' && state === 'uploaded') || (want === 'queue_or_retry' && state === 'failed');
-    if (queueNow) {
-      // One fairness group per rig: a rig with many queued captures cannot hold back another's next one.
-      const group = `rig:${row.rig_id ?? '-'}`;
-      const info = await enqueue<CaptureJob>(CAPTURE_JOB, { captureId: row.id }, { transaction, maxAttempts: this.config.ingest.max_attempts, group });
-      await row.update({ job_id: info.id, ...(v.versionId && !row.version_id ? { version_id: v.versionId } : {}) }, { transaction });
-      job = await Job.findByPk(info.id, { transaction });
-    }
+    const queueNow = QUEUES_FROM[want].includes(state);
+    if (queueNow) job = await this.enqueueIn(transaction, row, v.versionId);
     return { row, job, created, enqueued: queueNow };
   }
 
@@ -172,6 +183,18 @@ export class CaptureService {
       this.log.warn('storage could not keep the queued version of a capture', { key: v.key, error: String(err) });
       return null;
     }
+  }
+
+  /**
+   * A new ingest job for the capture, made its job, in the caller's write transaction: the job runs
+   * the whole pipeline again, and its import replaces the capture's rows in one transaction. One
+   * fairness group per rig: a rig with many queued captures cannot hold back another's next one.
+   */
+  async enqueueIn(transaction: Transaction, row: Capture, versionId?: string | null): Promise<Job | null> {
+    const group = `rig:${row.rig_id ?? '-'}`;
+    const info = await enqueue<CaptureJob>(CAPTURE_JOB, { captureId: row.id }, { transaction, maxAttempts: this.config.ingest.max_attempts, group });
+    await row.update({ job_id: info.id, ...(versionId && !row.version_id ? { version_id: versionId } : {}) }, { transaction });
+    return this.db.models.Job.findByPk(info.id, { transaction });
   }
 
   /** The upload that brought this version (else the latest of the key): its rig and project, else the rig's current project. */

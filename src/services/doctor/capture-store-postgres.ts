@@ -16,7 +16,7 @@ export async function checkPgCaptureStore(url: string, schema = CAPTURE_STORE_SC
       `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS present,
               count(c.oid) AS n, sum(pg_total_relation_size(c.oid)) AS bytes
          FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
-        WHERE s.nspname = $1 AND c.relkind IN ('r', 'p')`,
+        WHERE s.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname NOT IN ('rigd_store_tables', 'rigd_capture_tables')`,
       [schema],
     );
     const row = rows[0]!;

@@ -53,7 +53,8 @@ export async function checkCaptureStore(dataDir: string): Promise<Finding> {
   let db: Database | undefined;
   try {
     db = await openReadOnly(file);
-    const [row] = await all<{ n: number }>(db, "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'");
+    // The store's catalog (rigd_store_tables, rigd_capture_tables) is not a capture table.
+    const [row] = await all<{ n: number }>(db, "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name NOT IN ('rigd_store_tables', 'rigd_capture_tables')");
     const mb = (statSync(file).size / 1e6).toFixed(1);
     return ok('capture_store', `${file} opens: ${row?.n ?? 0} capture tables, ${mb} MB`);
   } catch (err) {

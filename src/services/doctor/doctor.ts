@@ -10,6 +10,7 @@ import type { Config } from '../../config/schema.ts';
 import { checkDataDir, checkDiskSpace, checkVpnInterface } from './host.ts';
 import { checkServer, checkUploadHost } from './network.ts';
 import { checkCaptureStore, checkDatabase } from './database.ts';
+import { checkCaptureRows } from './capture-rows.ts';
 import { checkDataFiles } from './files.ts';
 import { checkNodes } from './nodes.ts';
 import { dataDirOwner, handOver } from '../data-files.ts';
@@ -63,6 +64,7 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     } else {
       checks.push(await checkCaptureStore(config.data_dir));
     }
+    checks.push(await checkCaptureRows(config));
     checks.push(await checkNodes(config));
     checks.push(...(await checkStorage(config)));
   } finally {

@@ -16,6 +16,7 @@ import type { Config } from '../../config/schema.ts';
 import { connectionStatus } from '../../db/connection-status.ts';
 import type { Database } from '../../db/index.ts';
 import { describeUnwritable, unwritableDataFiles, type Identity } from '../data-files.ts';
+import { CaptureRowsHealth } from './capture-rows.ts';
 import { probeDataDirWrite } from './files.ts';
 
 /** 'ok', or what is wrong. */
@@ -45,8 +46,11 @@ export class HealthChecks {
   readonly #dataDir: string;
   readonly #minFreeBytes: number;
   #lastProbe = 0;
+  /** Ingested captures whose rows are missing from the capture store (capture-rows.ts). */
+  readonly captureRows: CaptureRowsHealth;
 
   constructor(db: Database, config: Readonly<Config>) {
+    this.captureRows = new CaptureRowsHealth(db, config);
     this.#db = db;
     this.#dataDir = path.resolve(config.data_dir);
     this.#minFreeBytes = config.server.min_free_mb * 1024 * 1024;

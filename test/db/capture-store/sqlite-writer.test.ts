@@ -9,6 +9,7 @@ import { sqliteOnly } from '../../helpers/dialect.ts';
 import { captureStorePath, openCaptureStore, openCaptureStoreReadOnly, type RowBatch, type StoreTable } from '../../../src/db/capture-store/index.ts';
 import { MAX_VARIABLES, rowsPerStatement } from '../../../src/db/capture-store/sqlite-writer.ts';
 import { countRows, storeQuery } from '../../helpers/capture-store.ts';
+import { captureIndexName } from '../../../src/db/capture-store/placement.ts';
 import { tmpDir } from '../../helpers/tmp.ts';
 
 const dataDir = path.join(tmpDir('rigd-capture-store-'), 'data');
@@ -34,15 +35,24 @@ test('created on first use: mode 0640, WAL, a table per announced table with cap
     rows,
     [
       { capture_id: 1, id: 1, data: Buffer.from([0, 1, 2]), v: 1.5, tv: 'real' },
-      { capture_id: 1, id: 2, data: null, v: 7, tv: 'integer' },
+      { capture_id: 1, id: 2, data: null, v: '7', tv: 'text' },
     ],
-    'values with the store column affinity (NUMERIC turns the text 7 into 7)',
+    'values as given: the store columns have no affinity (the text 7 declared NUMERIC stays text)',
   );
   const sql = await storeQuery<{ name: string; sql: string }>(dataDir, "SELECT name, sql FROM sqlite_schema WHERE tbl_name = 'empty' ORDER BY type DESC");
   t.deepEqual(
     sql.map((r) => r.sql),
-    ['CREATE TABLE "empty" ("capture_id" INTEGER NOT NULL, "x" TEXT)', 'CREATE INDEX "empty.capture_id" ON "empty" ("capture_id")'],
-    'an announced table without rows is created too',
+    ['CREATE TABLE "empty" ("capture_id" INTEGER NOT NULL, "x")', `CREATE INDEX "${captureIndexName('empty')}" ON "empty" ("capture_id")`],
+    'an announced table without rows is created too, its column without a type',
+  );
+  const catalog = await storeQuery(dataDir, 'SELECT name, physical, columns, rows FROM rigd_capture_tables WHERE capture_id = 1 ORDER BY name');
+  t.deepEqual(
+    catalog,
+    [
+      { name: 'empty', physical: 'empty', columns: JSON.stringify([{ name: 'x', type: 'TEXT', store: 'x' }]), rows: 0 },
+      { name: 'frames', physical: 'frames', columns: JSON.stringify(t1.columns.map((c) => ({ ...c, store: c.name }))), rows: 2 },
+    ],
+    'the catalog records the declared types and where each table and column is',
   );
 });
 
@@ -58,7 +68,7 @@ test('a batch source that fails rolls everything back: rows, new tables, new col
   const err = await store.replace(1, [wider, { name: 'brand_new', columns: [{ name: 'a', type: '' }] }], failing()).catch((e: Error) => e);
   t.equal((err as Error).message, 'the source broke', 'the source error comes through');
   t.equal(await countRows(dataDir, 'frames', 1), 2, "capture 1's rows as before");
-  const tables = await storeQuery<{ name: string }>(dataDir, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
+  const tables = await storeQuery<{ name: string }>(dataDir, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'rigd\\_%' ESCAPE '\\' ORDER BY name");
   t.deepEqual(tables.map((x) => x.name), ['empty', 'frames'], 'no new table');
   const cols = await storeQuery<{ name: string }>(dataDir, "SELECT name FROM pragma_table_info('frames')");
   t.notOk(cols.some((c) => c.name === 'extra'), 'no new column');
@@ -73,14 +83,17 @@ test('a batch source that fails rolls everything back: rows, new tables, new col
 test('a wide table: rows per INSERT stay within the variable limit; many rows land', async (t) => {
   if (sqliteOnly(t, 'the SQLite store file')) return;
   t.equal(rowsPerStatement(2), 500, 'narrow tables: 500 rows per statement');
-  t.equal(rowsPerStatement(1999), 16, '1999 columns + capture_id: 16 rows');
-  t.ok(rowsPerStatement(1999) * 2000 <= MAX_VARIABLES, 'within SQLITE_MAX_VARIABLE_NUMBER');
+  t.equal(rowsPerStatement(1999), 8, '1999 columns (a class and a value each) + capture_id: 8 rows');
+  t.ok(rowsPerStatement(1999) * (2 * 1999 + 1) <= MAX_VARIABLES, 'within SQLITE_MAX_VARIABLE_NUMBER');
   const columns = Array.from({ length: 300 }, (_, i) => ({ name: `c${i}`, type: 'INTEGER' }));
   const rows = Array.from({ length: 1000 }, (_, r) => columns.map((_, c) => r * 1000 + c));
   const store = await openCaptureStore(dataDir);
   await store.replace(5, [{ name: 'wide', columns }], batches({ table: 'wide', rows: rows.slice(0, 777), bytes: 1 }, { table: 'wide', rows: rows.slice(777), bytes: 1 }));
   await store.close();
-  const [r] = await storeQuery<{ n: number; s: number }>(dataDir, 'SELECT count(*) AS n, sum(c299) AS s FROM wide WHERE capture_id = 5');
+  // Wider than captures.max_shared_columns (256): a table of its own shape.
+  const [where] = await storeQuery<{ physical: string }>(dataDir, "SELECT physical FROM rigd_capture_tables WHERE capture_id = 5 AND name = 'wide'");
+  t.match(where!.physical, /^wide~[0-9a-f]{16}$/, `a table of its own shape (${where!.physical})`);
+  const [r] = await storeQuery<{ n: number; s: number }>(dataDir, `SELECT count(*) AS n, sum(c299) AS s FROM "${where!.physical}" WHERE capture_id = 5`);
   t.deepEqual([r!.n, r!.s], [1000, rows.reduce((s, x) => s + x[299]!, 0)], 'all 1000 rows of 300 columns');
 });
 

@@ -1,0 +1,184 @@
+/**
+ * pages.ts on PostgreSQL. Exports share a few store connections (at most PG_SHARED per database; pg
+ * runs one query at a time on each, in order): an export's row list is a WITH HOLD cursor on its
+ * connection (a few numbers per row, kept by the server), its values are read by ctid, a large value
+ * on its own by ctid. A connection is closed as soon as no export uses it. Store columns are jsonb
+ * (pg-values.ts), read as their text so that each value keeps its class; the typed columns of a legacy
+ * table (bytea, text, bigint, double precision) are read as they are.
+ */
+import type pg from 'pg';
+import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
+import { SharedHandles } from './shared-handles.ts';
+import { jsonbCell, realCell, type ExactValue } from './page-cells.ts';
+import { groups, NotInStore, parseLarge, takePage, type LargeValue, type PageCell, type PageOptions, type RowRef, type TablePages } from './pages.ts';
+import { mapColumns, type MappedColumn } from './placement.ts';
+import { findPgCaptureTable } from './postgres-catalog.ts';
+import { storeValue } from './postgres-read.ts';
+import { CAPTURE_STORE_SCHEMA, findPgTable, pgColumns, qualified } from './postgres-schema.ts';
+import { connectStore } from './postgres-writer.ts';
+
+/** Store connections exports share per database (each runs its queries one at a time, in order). */
+const PG_SHARED = 2;
+
+const shared = new Map<string, SharedHandles<pg.Client>>();
+let cursors = 0;
+
+function share(url: string): Promise<{ handle: pg.Client; release: () => Promise<void> }> {
+  let handles = shared.get(url);
+  if (!handles) {
+    handles = new SharedHandles(() => connectStore(url), (c) => c.end(), PG_SHARED);
+    shared.set(url, handles);
+  }
+  return handles.acquire();
+}
+
+/** How to read one store column: its large condition, the text a large value is read from, and its bytes. */
+interface ColumnRead {
+  value: string;
+  large: string;
+  list: string;
+  bytes: string;
+  source: Partial<Record<LargeValue['large'], string>>;
+  /** A small value as read (c0, c1...) to a page cell of its class. */
+  cell: (v: unknown) => ExactValue;
+}
+
+/** A column of a store of the earlier layout: typed, values as pg reads them (a double is a real). */
+function typedCell(type: string): (v: unknown) => ExactValue {
+  return type === 'double precision' || type === 'real' ? (v) => (typeof v === 'number' ? realCell(v) : storeValue(v)) : storeValue;
+}
+
+function columnRead(name: string, type: string, index: number, limit: number): ColumnRead {
+  const q = quoteIdent(name);
+  const entry = (cond: string, kind: string, len: string) => `WHEN ${cond} THEN '${index}:${kind}:' || ${len} || ','`;
+  if (type === 'text') {
+    const large = `length(${q}) > ${limit}`;
+    return { value: q, large, list: `CASE ${entry(large, 'text', `length(${q})`)} ELSE '' END`, bytes: `coalesce(octet_length(${q}), 0)`, source: { text: q }, cell: storeValue };
+  }
+  if (type === 'jsonb') {
+    const blob = `(jsonb_typeof(${q}) = 'object' AND length(${q}->>'base64') > ${limit})`;
+    const text = `(jsonb_typeof(${q}) = 'string' AND length(${q} #>> '{}') > ${limit})`;
+    // A text holding NUL is kept as {"text": base64 of its UTF-8} (pg-values.ts).
+    const nulText = `(jsonb_typeof(${q}) = 'object' AND length(${q}->>'text') > ${limit})`;
+    // Read as its text, whose form carries the value's class (pg-values.ts): never parsed as JSON by the driver.
+    return {
+      value: `${q}::text`,
+      cell: (v) => jsonbCell(v as string | null),
+      large: `(${blob} OR ${text} OR ${nulText})`,
+      list: `CASE ${entry(blob, 'base64', `length(${q}->>'base64')`)} ${entry(text, 'text', `length(${q} #>> '{}')`)} ${entry(nulText, 'base64text', `length(${q}->>'text')`)} ELSE '' END`,
+      bytes: `coalesce(octet_length(${q}::text), 0)`,
+      source: { base64: `${q}->>'base64'`, text: `${q} #>> '{}'`, base64text: `${q}->>'text'` },
+    };
+  }
+  if (type === 'bytea') {
+    const large = `octet_length(${q}) > ${limit}`;
+    return { value: q, large, list: `CASE ${entry(large, 'blob', `octet_length(${q})`)} ELSE '' END`, bytes: `coalesce(octet_length(${q}), 0)`, source: { blob: q }, cell: storeValue };
+  }
+  return { value: q, large: 'false', list: "''", bytes: '8', source: {}, cell: typedCell(type) };
+}
+
+class PgPages implements TablePages {
+  readonly #ahead: RowRef[] = [];
+  #done = false;
+  #closed = false;
+
+  constructor(
+    private readonly release: () => Promise<void>,
+    private readonly client: pg.Client,
+    private readonly cursor: string,
+    private readonly table: string,
+    private readonly reads: ColumnRead[],
+    private readonly captureId: number,
+    private readonly opts: PageOptions,
+  ) {}
+
+  async next(): Promise<PageCell[][] | null> {
+    // The connection is shared: once closed, this export reads nothing more.
+    if (this.#closed) throw new Error('the export was closed');
+    if (this.#ahead.length === 0 && !this.#done) {
+      const limit = this.opts.pageRows;
+      const { rows } = await this.client.query<{ r: string; b: string | number; l: string | null }>(`FETCH ${limit} FROM ${this.cursor}`);
+      if (rows.length < limit) this.#done = true;
+      for (const r of rows) this.#ahead.push({ key: r.r, bytes: Number(r.b), large: parseLarge(r.r, r.l, { blob: 'blob', base64: 'base64', text: 'text', base64text: 'base64text' }) });
+    }
+    if (this.#ahead.length === 0) return null;
+    const page = takePage(this.#ahead, this.opts);
+    const select = ['ctid::text AS r', ...this.reads.map((c, i) => `CASE WHEN ${c.large} THEN NULL ELSE ${c.value} END AS c${i}`)].join(', ');
+    const { rows } = await this.client.query<Record<string, unknown>>(`SELECT ${select} FROM ${this.table} WHERE ctid = ANY($1::tid[]) AND ${quoteIdent(CAPTURE_ID_COLUMN)} = $2`, [
+      page.map((p) => p.key),
+      this.captureId,
+    ]);
+    const byKey = new Map(rows.map((r) => [String(r.r), r]));
+    return page.map((p) => {
+      const r = byKey.get(p.key);
+      if (!r) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
+      return this.reads.map((read, c) => p.large?.get(c) ?? read.cell(r[`c${c}`]));
+    });
+  }
+
+  async *large(value: LargeValue): AsyncGenerator<Buffer | string> {
+    if (this.#closed) throw new Error('the export was closed');
+    const source = this.reads[value.column]?.source[value.large];
+    if (!source) throw new Error(`no large value in column ${value.column}`);
+    const { rows } = await this.client.query<{ p: Buffer | string | null }>(`SELECT ${source} AS p FROM ${this.table} WHERE ctid = $1::tid AND ${quoteIdent(CAPTURE_ID_COLUMN)} = $2`, [
+      value.row,
+      this.captureId,
+    ]);
+    const p = rows[0]?.p;
+    if (p === null || p === undefined) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
+    yield p;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.client.query(`CLOSE ${this.cursor}`).catch(() => undefined);
+    await this.release();
+  }
+}
+
+/**
+ * Where a capture's table is: the catalog's answer; in a store of the earlier layout (no catalog yet,
+ * until rigd serve opens it), the table of that name, its columns as they are.
+ */
+async function locate(client: pg.Client, schema: string, table: string, captureId: number): Promise<{ physical: string; columns: MappedColumn[] } | null> {
+  const { rows } = await client.query("SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'rigd_capture_tables'", [schema]);
+  if (rows.length > 0) return findPgCaptureTable(client, schema, captureId, table);
+  const name = await findPgTable(client, schema, table);
+  if (!name) return null;
+  const columns = (await pgColumns(client, schema, name)).filter((c) => c.name !== CAPTURE_ID_COLUMN);
+  return { physical: name, columns: columns.map((c) => ({ name: c.name, type: '', store: c.name })) };
+}
+
+/** pages.ts's openTablePages on PostgreSQL; null when the store schema does not exist. */
+export async function openPgPages(url: string, table: string, columns: string[], captureId: number, opts: PageOptions, schema = CAPTURE_STORE_SCHEMA): Promise<TablePages | null> {
+  const { handle: client, release } = await share(url);
+  try {
+    const { rows: schemas } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (schemas.length === 0) {
+      await release();
+      return null;
+    }
+    const found = await locate(client, schema, table, captureId);
+    if (!found) throw new NotInStore(table, null);
+    const have = await pgColumns(client, schema, found.physical);
+    if (have.length === 0) throw new NotInStore(table, null);
+    const physical = mapColumns(found.columns, columns, 'postgres');
+    const types = new Map(have.map((c) => [c.name, c.type]));
+    const missing = columns.filter((_, i) => physical[i] === null || !types.has(physical[i]!));
+    if (missing.length > 0) throw new NotInStore(table, missing);
+    const limit = Math.floor(opts.largeBytes);
+    const reads = physical.map((c, i) => columnRead(c!, types.get(c!)!, i, limit));
+    const bytes = groups(reads).map((g) => `(${g.map((c) => `CASE WHEN ${c.large} THEN 0 ELSE ${c.bytes} END`).join(' + ')})`);
+    const list = groups(reads).map((g) => `(${g.map((c) => c.list).join(' || ')})`);
+    const cursor = `rigd_export_${process.pid}_${++cursors}`;
+    const source = qualified(schema, found.physical);
+    await client.query(
+      `DECLARE ${cursor} NO SCROLL CURSOR WITH HOLD FOR SELECT ctid::text AS r, (${bytes.join(' + ') || '0'})::bigint AS b, (${list.join(' || ') || "''"}) AS l FROM ${source} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = ${Number(captureId)} ORDER BY ctid`,
+    );
+    return new PgPages(release, client, cursor, source, reads, captureId, opts);
+  } catch (err) {
+    await release();
+    throw err;
+  }
+}
