@@ -42,6 +42,12 @@ test('rigd serve SIGKILLed mid-import: no partial rows; after restart the job fi
   await put(dataDir, 'rig5/many.sqlite', file);
 
   const first = await serveProcess({ ...env, ...STOP_CAPTURE_CHILD_AT_FIRST_ROWS });
+  // Should a wait below fail, neither the first rigd nor its stopped child may outlive the test.
+  t.teardown(() => {
+    const stopped = stoppedCaptureChild(first.child.pid!);
+    first.child.kill('SIGKILL');
+    if (stopped) process.kill(stopped, 'SIGKILL');
+  });
   t.equal((await rigd(['ingest', 'rig5/many.sqlite'], { env })).code, 0, 'queued');
   // Rows handed over and recorded (on SQLite a chunk copied in the engine, on PostgreSQL a batch written).
   const mid = await waitFor(async () => {
