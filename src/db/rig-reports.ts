@@ -44,11 +44,13 @@ function timeLiteral(db: Database, d: Date): string {
 
 /**
  * The rig upsert of a batch: a rig moves to its new report unless it has a later one, except when
- * that "later" one lies in the future of this batch (stored by a clock that was ahead, since set
- * right): a last report in the future is not kept, so a rig never stays frozen at it.
+ * that "later" one lies in the future (stored by a clock that was ahead, since set right): a last
+ * report in the future is not kept, so a rig never stays frozen at it. The future starts past the
+ * batch's newest report and past this host's now, whichever is later: a batch that merely commits
+ * late (its reports older than the stored one, both in the past) never moves a rig back.
  */
 function rigUpsert(db: Database, reports: TimedRow[]) {
-  const newest = Math.max(...reports.map((r) => r.received_at.getTime()));
+  const newest = Math.max(Date.now(), ...reports.map((r) => r.received_at.getTime()));
   const future = timeLiteral(db, new Date(newest + FUTURE_SLACK_MS));
   return { conflict: ['id'], update: UPDATED_ON_REPORT, where: `(${NOT_OLDER} OR "rigs"."last_seen_at" > ${future})` } as const;
 }
