@@ -58,7 +58,7 @@ test('per user, then in total: 429 with Retry-After; a client gone frees its slo
   const text = await c1.body.text();
   t.equal(text.split('\r\n').length, 60_002, 'and arrives whole');
   b1.body.destroy();
-  await waitFor(async () => ((await storeHandles(s.config.data_dir)) === before ? true : null), 10_000, 'every store handle to close');
+  await waitFor(async () => ((await storeHandles(s.config.data_dir)) === before ? true : null), 30_000, 'every store handle to close');
   t.pass('no store handle left once the clients are gone');
   const again = await open('ana');
   t.equal(again.statusCode, 200, 'every slot free again');

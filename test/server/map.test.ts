@@ -105,7 +105,8 @@ type MapWindow = {
   getComputedStyle(el: unknown): { backgroundColor: string; opacity: string };
 };
 async function loaded(page: Page) {
-  await page.waitForFunction(() => (globalThis as unknown as MapWindow).rigdMap?.state.done === true);
+  // An upper bound for a busy machine (a first page also starts the browser's caches), not a timing.
+  await page.waitForFunction(() => (globalThis as unknown as MapWindow).rigdMap?.state.done === true, undefined, { timeout: 60_000 });
 }
 
 /** Individual rig markers plus the rigs inside each cluster, as drawn in the DOM. */
