@@ -4,6 +4,7 @@
 import type sqlite3 from 'sqlite3';
 import { captureStorePath, openCaptureStoreReadOnly } from '../../src/db/capture-store/index.ts';
 import { openStoreWriter } from '../../src/db/capture-store/open-writer.ts';
+import { EXPORT_APPLICATION } from '../../src/db/capture-store/pg-pages.ts';
 import { CAPTURE_STORE_SCHEMA } from '../../src/db/capture-store/postgres-schema.ts';
 import { connectStore } from '../../src/db/capture-store/postgres-writer.ts';
 import { openStoreReader } from '../../src/db/capture-store/store-reader.ts';
@@ -52,14 +53,17 @@ export async function countRows(dataDir: string, table: string, captureId: numbe
   return row!.n;
 }
 
-/** Open handles on the store: the file's descriptors in this process (SQLite), or the store's connections to the database (PostgreSQL). */
+/**
+ * Open handles on the store: the file's descriptors in this process (SQLite), or the connections
+ * exports hold to the database (PostgreSQL; the writer's own connection is not counted).
+ */
 export async function storeHandles(dataDir: string): Promise<number> {
   if (onPostgres) {
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: databaseUrlFor(dataDir) });
     await client.connect();
     try {
-      const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rigd capture store'");
+      const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1", [EXPORT_APPLICATION]);
       return rows[0].n as number;
     } finally {
       await client.end();
@@ -74,4 +78,19 @@ export async function storeHandles(dataDir: string): Promise<number> {
       return false;
     }
   }).length;
+}
+
+/**
+ * storeHandles once it holds still (the same count three times, 200 ms apart): an export whose
+ * client has read it all closes its handle a moment later, so a count taken at once can be one high.
+ */
+export async function settledStoreHandles(dataDir: string, timeoutMs = 30_000): Promise<number> {
+  const seen: number[] = [];
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    seen.push(await storeHandles(dataDir));
+    if (seen.length >= 3 && seen.slice(-3).every((n) => n === seen.at(-1))) return seen.at(-1)!;
+    if (Date.now() > until) throw new Error(`store handles never held still in ${timeoutMs} ms: ${seen.slice(-10).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { request } from 'undici';
-import { storeHandles } from '../helpers/capture-store.ts';
+import { settledStoreHandles, storeHandles } from '../helpers/capture-store.ts';
 import { putFile, settled } from '../helpers/captures.ts';
 import { seedCapture, type SeedTable } from '../helpers/seed-capture.ts';
 import { http } from '../helpers/http.ts';
@@ -97,10 +97,10 @@ test('a non-ASCII table name: an ASCII filename and the exact one in filename*',
 
 test('a long table arrives whole; a client that leaves early releases the store', async (t) => {
   // The capture worker keeps its writer open on the store: count the handles beyond it.
-  const idle = await handles();
+  const idle = await settledStoreHandles(s.config.data_dir);
   const whole = await http(url(`${id}/tables/long`), { headers: auth() });
   t.equal(whole.text.split('\r\n').length, 60_002, 'header, 60000 rows, the empty tail');
-  t.equal(await handles(), idle, 'no store handle left after a whole answer');
+  t.equal(await settledStoreHandles(s.config.data_dir), idle, 'no store handle left after a whole answer');
   const res = await request(url(`${id}/tables/long`), { headers: auth() });
   t.equal(res.statusCode, 200);
   for await (const chunk of res.body) {

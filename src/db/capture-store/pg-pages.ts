@@ -17,6 +17,9 @@ import { storeValue } from './postgres-read.ts';
 import { CAPTURE_STORE_SCHEMA, findPgTable, pgColumns, qualified } from './postgres-schema.ts';
 import { connectStore } from './postgres-writer.ts';
 
+/** pg_stat_activity's application_name of the connections exports share (the writer's is "rigd capture store"). */
+export const EXPORT_APPLICATION = 'rigd capture export';
+
 /** Store connections exports share per database (each runs its queries one at a time, in order). */
 const PG_SHARED = 2;
 
@@ -26,7 +29,7 @@ let cursors = 0;
 function share(url: string): Promise<{ handle: pg.Client; release: () => Promise<void> }> {
   let handles = shared.get(url);
   if (!handles) {
-    handles = new SharedHandles(() => connectStore(url), (c) => c.end(), PG_SHARED);
+    handles = new SharedHandles(() => connectStore(url, EXPORT_APPLICATION), (c) => c.end(), PG_SHARED);
     shared.set(url, handles);
   }
   return handles.acquire();

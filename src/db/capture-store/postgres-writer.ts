@@ -36,14 +36,14 @@ export function pgRowsPerStatement(columns: number): number {
 }
 
 /** A pg client that reads int8 and numeric exactly: numbers when JavaScript holds them, else their digits. */
-export function storeClient(url: string): pg.Client {
+export function storeClient(url: string, name = 'rigd capture store'): pg.Client {
   const exact = (text: string): number | string => {
     const n = Number(text);
     return Number.isSafeInteger(n) || (!Number.isInteger(n) && Number.isFinite(n)) ? n : text;
   };
   return new pg.Client({
     connectionString: url,
-    application_name: 'rigd capture store',
+    application_name: name,
     connectionTimeoutMillis: 10_000,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
@@ -57,8 +57,8 @@ export function storeClient(url: string): pg.Client {
 }
 
 /** Connects a store client; the message never carries the password. */
-export async function connectStore(url: string): Promise<pg.Client> {
-  const client = storeClient(url);
+export async function connectStore(url: string, name?: string): Promise<pg.Client> {
+  const client = storeClient(url, name);
   client.on('error', () => undefined);
   try {
     await client.connect();

@@ -104,9 +104,12 @@ export function registerErrors(server: Server, log: Logger): void {
     if (!Boom.isBoom(response)) return response;
     const e = toHttpError(response, request.app.requestId);
     if (e.status === 503 && (e.code === 'database_unavailable' || e.code === 'database_busy')) {
-      if (outages.begins(e.code)) {
-        const driver = response instanceof DomainError ? response.cause : response;
-        const cause = driver instanceof Error ? redactText(driver.message.split('\n')[0] ?? '') : undefined;
+      const driver = response instanceof DomainError ? response.cause : response;
+      const cause = driver instanceof Error ? redactText(driver.message.split('\n')[0] ?? '') : undefined;
+      // The server out of connection slots is an episode of its own (its line says so), even when it
+      // follows connections ended or refused.
+      const full = (driver as { code?: unknown } | undefined)?.code === '53300' || /too many clients|remaining connection slots/.test(cause ?? '');
+      if (outages.begins(`${e.code}${full ? ':no_slots' : ''}`)) {
         log.warn('database unavailable: requests answer 503 until it is back', { request_id: request.app.requestId, code: e.code, ...(cause ? { cause } : {}) });
       }
     } else if (e.status === 503 && (e.code === 'disk_full' || e.code === 'database_read_only' || e.code === 'disk_failing')) {

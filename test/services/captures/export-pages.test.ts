@@ -6,7 +6,7 @@ import test from 'tape';
 import { openTablePages, type PageOptions, type TablePages } from '../../../src/db/capture-store/pages.ts';
 import { ExportStream } from '../../../src/services/captures/export-stream.ts';
 import { exportTable } from '../../../src/services/captures/export.ts';
-import { storeHandles } from '../../helpers/capture-store.ts';
+import { settledStoreHandles, storeHandles } from '../../helpers/capture-store.ts';
 import { databaseUrlFor } from '../../helpers/dialect.ts';
 import { waitFor } from '../../helpers/jobs.ts';
 import { seedCapture, type SeedTable } from '../../helpers/seed-capture.ts';
@@ -101,7 +101,7 @@ test('backpressure: a page is read only when the consumer took the previous one'
 });
 
 test('a stream destroyed mid-way releases its store handle at once', async (t) => {
-  const before = await storeHandles(s.config.data_dir);
+  const before = await settledStoreHandles(s.config.data_dir);
   let closed = 0;
   const out = await exportTable(s.app.captures, s.config.data_dir, id, 'big', 'csv', url(), { pageBytes: 65_536, onClose: () => closed++ });
   await new Promise<void>((resolve) => out.stream.once('data', () => resolve()));
