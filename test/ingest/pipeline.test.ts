@@ -20,10 +20,11 @@ import { tmpDir } from '../helpers/tmp.ts';
 
 const files = tmpDir();
 const BASE_MS = 100;
+const RETRY_MS = 3000;
 
-async function setup(importStep: ImportStep, maxAttempts = 3): Promise<{ app: App; worker: CaptureWorker; id: number }> {
+async function setup(importStep: ImportStep, maxAttempts = 3, baseMs = BASE_MS): Promise<{ app: App; worker: CaptureWorker; id: number }> {
   const app = await openApp(testConfig({ ingest: { max_attempts: maxAttempts } }));
-  const worker = new CaptureWorker(app.db, app.storage, app.config, silentLogger, { pollMs: 50, progressIntervalMs: 10, backoff: { baseMs: BASE_MS, jitter: 0 } }, importStep);
+  const worker = new CaptureWorker(app.db, app.storage, app.config, silentLogger, { pollMs: 50, progressIntervalMs: 10, backoff: { baseMs, jitter: 0 } }, importStep);
   const file = path.join(files, `c-${Math.random().toString(16).slice(2)}.sqlite`);
   await makeCapture(file, { tables: [{ name: 'fixes', columns: [{ name: 'at', type: 'TEXT' }], rows: 50 }] });
   await putFile(app, 'rig1/c.sqlite', file);
@@ -97,7 +98,8 @@ test('an import that fails otherwise: queued again with import_error after backo
     n++;
     opts.onStep('import');
     throw new Error(`capture store busy (${n})`);
-  }, 2);
+    // A backoff long enough that a busy machine's polls see the job queued between the attempts.
+  }, 2, RETRY_MS);
   try {
     await worker.start();
     const retrying = await waitFor(async () => {
@@ -106,7 +108,7 @@ test('an import that fails otherwise: queued again with import_error after backo
     }, 10_000, 'the first failure');
     t.deepEqual([retrying.error_code, retrying.last_error], ['import_error', 'capture store busy (1)'], 'queued again with the error and its code');
     const job = await app.db.models.Job.findByPk(retrying.job_id!);
-    t.ok(job && job.run_after.getTime() - job.updated_at.getTime() >= BASE_MS - 5, 'retried after the backoff');
+    t.ok(job && job.run_after.getTime() - job.updated_at.getTime() >= RETRY_MS - 5, 'retried after the backoff');
     const c = await settled(app, id);
     t.deepEqual([c.state, c.error_code, c.attempts], ['failed', 'import_error', 2], 'failed after 2 attempts, import_error');
     t.equal(c.last_error, 'gave up after 2 attempts: capture store busy (2)', 'with the last error');
