@@ -67,18 +67,22 @@ function smtpUrl(): Joi.StringSchema {
 }
 
 const events = Joi.array()
-  .items(Joi.string().pattern(/^(\*|[a-z][a-z0-9_]*)$/, 'an incident kind like rig_offline, or *'))
+  .items(Joi.string().pattern(/^(\*|[a-z][a-z0-9_]*)$/, 'incident kind (like rig_offline, or *)'))
   .single()
   .default(['*']);
 
 export const notifySchema = Joi.object<NotifyConfig>({
   webhooks: Joi.array()
     .items(
-      Joi.object({
-        url: webhookUrl().required(),
-        secret: Joi.string().allow('').max(1024).default(''),
-        events,
-      }),
+      Joi.alternatives().try(
+        Joi.object({
+          url: webhookUrl().required(),
+          secret: Joi.string().allow('').max(1024).default(''),
+          events,
+        }),
+        // A bare URL (RIGD_NOTIFY_WEBHOOKS=url,url): every kind, no secret.
+        webhookUrl().custom((url: string) => ({ url, secret: '', events: ['*'] })),
+      ),
     )
     .default([]),
   email: Joi.object({
@@ -107,7 +111,7 @@ const WEBHOOK_ENV = /^RIGD_NOTIFY_WEBHOOKS_(\d{1,3})_(URL|SECRET)$/;
  */
 export function webhookEnvOverrides(fileValue: unknown, env: NodeJS.ProcessEnv): { webhooks: unknown; used: Map<string, string> } | null {
   const used = new Map<string, string>();
-  const list: unknown[] = Array.isArray(fileValue) ? fileValue.map((w) => (w && typeof w === 'object' ? { ...w } : w)) : [];
+  const list: unknown[] = Array.isArray(fileValue) ? fileValue.map((w) => (typeof w === 'string' ? { url: w } : w && typeof w === 'object' ? { ...w } : w)) : [];
   // URLs first: a secret may belong to an entry that only a URL variable adds.
   const names = Object.keys(env).sort((a, b) => Number(b.endsWith('_URL')) - Number(a.endsWith('_URL')));
   for (const name of names) {
@@ -122,7 +126,8 @@ export function webhookEnvOverrides(fileValue: unknown, env: NodeJS.ProcessEnv):
       list[i] = {};
     }
     (list[i] as Record<string, unknown>)[key] = value;
-    used.set(`notify.webhooks.${i}.${key}`, name);
+    // Error lines name a key without its index (config: notify.webhooks[0].secret ... (from NAME)).
+    used.set(`notify.webhooks.${key}`, name);
   }
   if (used.size === 0) return null;
   return { webhooks: Array.from(list, (w) => w ?? {}), used };
