@@ -138,7 +138,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   };
   const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties, auditTally, handOver];
   // Notifications: their own runner on the jobs table (never behind long ingests).
-  background.push(new NotifyWorker(db, config, log, { node: () => instance, nodeStaleMs: LIVE_HEARTBEATS * heartbeatMs }));
+  background.push(new NotifyWorker(db, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance, nodeStaleMs: LIVE_HEARTBEATS * heartbeatMs }));
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
   background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance, nodeStaleMs: LIVE_HEARTBEATS * heartbeatMs }));
   let started: BackgroundTask[] = [];
