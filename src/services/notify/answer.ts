@@ -10,7 +10,6 @@ export interface Answer {
 
 /** One line of at most max characters, control characters dropped (a receiver's answer is printed and logged). */
 export function oneLine(text: string, max = 200): string {
-  // eslint-disable-next-line no-control-regex
   const first = text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
   // eslint-disable-next-line no-control-regex
   const clean = first.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim();
