@@ -221,3 +221,25 @@ test('a webhook removed from the config: its queued notifications fail as target
     await http.close();
   }
 });
+
+test('a receiver slower than notify.timeout_s: the attempt ends, is retried with the same delivery id, and goes through once it answers in time', async (t) => {
+  const http = await startHttpSink();
+  http.delayMs = 5000;
+  const s = await setup({ webhooks: [{ url: http.url('/slow') }], timeout_s: 0.5, first_retry_s: 0.2 });
+  try {
+    await s.db.writes.run((tx) => s.notifier.enqueue(offlineEvent(1), tx));
+    const retried = await waitFor(async () => {
+      const [row] = await notifyJobs(s.db);
+      return row && row.attempts >= 2 ? row : null;
+    }, 60_000, 'a second attempt', 50);
+    t.match(retried.last_error ?? '', /no answer within 0.5 s/, 'the slow attempt ended at the timeout');
+    http.delayMs = 0;
+    const [row] = await settled(s.db, 1);
+    t.equal(row.state, 'done', 'done once the receiver answers in time');
+    const ids = new Set(http.received.map((r) => r.headers['x-rigd-delivery']));
+    t.deepEqual([...ids], [payloadOf(row).delivery], 'every request the receiver saw carries the one delivery id (its key to drop repeats)');
+  } finally {
+    await s.close();
+    await http.close();
+  }
+});
