@@ -57,7 +57,7 @@ export async function configFor(cmd: Command, overrides?: Record<string, unknown
 
 /** No failure line of this command shows the config's secrets, wherever they were set. */
 function maskConfigSecrets(config: Readonly<Config>): void {
-  maskInFailures(passwordOf(config.database.url), config.storage.minio.secret_key, config.ingest.webhook_token, config.server.cookie_secret);
+  maskInFailures(passwordOf(config.database.url), config.storage.minio.secret_key, config.ingest.webhook_token, config.server.cookie_secret, passwordOf(config.notify.email.smtp_url), ...config.notify.webhooks.map((h) => h.secret));
 }
 
 /** Opens the app for the length of one command and always closes it. */

@@ -188,6 +188,16 @@ export function buildProgram(): Command {
     .option('--json', 'print the capture as JSON only')
     .action(lazy(() => import('./commands/ingest.ts'), (m) => m.ingestCommand));
 
+  const notify = sub('notify').description('incident notifications: webhooks and e-mail (notify.* in the config)');
+  notify
+    .command('test')
+    .description('send one test message now (not through the queue) to each configured target and print what each receiver answered; exit 1 if any failed')
+    .option('--webhook', 'only the webhooks')
+    .option('--email', 'only the e-mail target')
+    .option('--json', 'JSON only')
+    .exitOverride()
+    .action(lazy(() => import('./commands/notify.ts'), (m) => m.notifyTestCommand));
+
   sub('doctor')
     .description('check the install (read-only): config, data_dir, data files, database, storage, bucket, webhook wiring, VPN address, free space, server, upload host')
     .option('--json', 'JSON only')

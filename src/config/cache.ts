@@ -37,7 +37,7 @@ interface Entry {
 }
 
 /** The modules that decide what validation gives, next to this one, in the same form (.ts under tsx, .js when built). */
-const VALIDATION_MODULES = ['schema', 'rules', 'describe', 'data-dir', 'env-file', 'load'];
+const VALIDATION_MODULES = ['schema', 'notify', 'rules', 'describe', 'data-dir', 'env-file', 'load'];
 
 function schemaBytes(): Buffer {
   const here = fileURLToPath(import.meta.url);

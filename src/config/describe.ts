@@ -15,7 +15,7 @@ const SECRET = /(secret|token|password|access_key)$/;
 function shown(key: string, value: unknown): string {
   if (typeof value === 'string' && SECRET.test(key)) return `(hidden, ${value.length} characters)`;
   // A URL may carry a password: shown with it masked.
-  if (typeof value === 'string' && key === 'database.url') value = redactUrl(value);
+  if (typeof value === 'string' && (key === 'database.url' || key === 'notify.email.smtp_url' || /^notify\.webhooks\[\d+\]\.url$/.test(key))) value = redactUrl(value);
   const text = value === undefined ? 'nothing' : typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -4,6 +4,7 @@ import { readConfigText } from './read-capped.ts';
 import { dataDirProblem, resolveDataDir } from './data-dir.ts';
 import { describeConfigError } from './describe.ts';
 import { withEnvFile } from './env-file.ts';
+import { webhookEnvOverrides } from './notify.ts';
 import { findConfigFile, SYSTEM_CONFIG_FILE } from './locate.ts';
 import { configSchema, type Config } from './schema.ts';
 
@@ -144,6 +145,11 @@ export function loadConfig(opts: LoadOptions = {}): LoadedConfig {
     setPath(envValues, leaf.path, parsed);
   }
   raw = mergeDeep(raw, envValues);
+  const hooks = webhookEnvOverrides((raw.notify as Record<string, unknown> | undefined)?.webhooks, env);
+  if (hooks) {
+    raw = mergeDeep(raw, { notify: { webhooks: hooks.webhooks } });
+    for (const [key, name] of hooks.used) fromEnv.set(key, name);
+  }
   if (opts.overrides) raw = mergeDeep(raw, opts.overrides);
 
   // Where each key's value came from, for the error line: flags, then the environment, then the file.

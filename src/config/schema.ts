@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { notifySchema, type NotifyConfig } from './notify.ts';
 import { addressOrCidr, bucketName, databaseUrl, endpoint, httpUrl, ipv4Cidr, KeyedProblem, pathText, tileUrlTemplate } from './rules.ts';
 
 /**
@@ -158,6 +159,8 @@ export interface Config {
     /** Seconds between a node's heartbeats; a node silent for three of them is not live. */
     heartbeat_s: number;
   };
+  /** Where incidents are sent (src/services/notify): signed webhooks and e-mail, as jobs of rigd's own queue. */
+  notify: NotifyConfig;
 }
 
 const port = Joi.number().integer().min(0).max(65535);
@@ -278,6 +281,7 @@ export const configSchema = Joi.object<Config>({
     single_node: Joi.boolean().default(false),
     heartbeat_s: positiveInt.max(300).default(5),
   }).default(),
+  notify: notifySchema,
 })
   .default()
   .custom((value: Config) => {

@@ -24,6 +24,8 @@ import { SessionService } from './auth/sessions.ts';
 import { UploadMonitor } from './uploads/monitor.ts';
 import { UploadService } from './uploads/service.ts';
 import { UserService } from './auth/users.ts';
+import { Notifier } from './notify/notifier.ts';
+import { NotifyWorker } from './notify/worker.ts';
 
 /** Work that runs in the background of `rigd serve` (monitors, schedules, the ingester). */
 export interface BackgroundTask {
@@ -52,6 +54,8 @@ export interface App {
   captureNotices: CaptureNotices;
   /** Refusals that come by the thousand (quota refusals), counted and written to the audit log once a minute per rig. */
   auditTally: AuditTally;
+  /** Queues incident notifications (webhooks, e-mail) inside the caller's write transaction. */
+  notifier: Notifier;
   /** This node's name among the nodes sharing the database (cluster.instance_id or "<hostname>:<port>"). */
   readonly instanceId: string;
   /**
@@ -133,6 +137,8 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     stop: async () => undefined,
   };
   const background: BackgroundTask[] = [presence, new BucketCheck(storage, log), duties, auditTally, handOver];
+  // Notifications: their own runner on the jobs table (never behind long ingests).
+  background.push(new NotifyWorker(db, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance, nodeStaleMs: LIVE_HEARTBEATS * heartbeatMs }));
   // Last to start, first to stop: SIGTERM drains running ingests (bounded) before anything else closes.
   background.push(new CaptureWorker(db, storage, config, log, { onOutcome: metrics.ingest.onOutcome, node: () => instance, nodeStaleMs: LIVE_HEARTBEATS * heartbeatMs }));
   let started: BackgroundTask[] = [];
@@ -152,6 +158,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     captures,
     captureNotices,
     auditTally,
+    notifier: new Notifier(config.notify),
     get instanceId() {
       return instance;
     },
