@@ -7,6 +7,7 @@ import path from 'node:path';
 import test from 'tape';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NotFound } from '../../src/errors.ts';
+import { enqueue } from '../../src/jobs/enqueue.ts';
 import { putFile, settled, settledJob } from '../helpers/captures.ts';
 import { makeCapture } from '../helpers/capture-files.ts';
 import { http } from '../helpers/http.ts';
@@ -189,4 +190,15 @@ test('with cluster.instance_id empty, the instance label is "<hostname>:<port>"'
   } finally {
     await s.close();
   }
+});
+
+test('rigd_ingest_queue_depth counts capture jobs only; rigd_jobs counts every kind', async (t) => {
+  const s = await startServer({ vpn: { cidr: '127.0.0.1/32' } });
+  const host = new URL(s.url).host;
+  // A job of another kind (a notification waiting for its receiver), not due for an hour.
+  await s.app.db.writes.run((transaction) => enqueue('notify', { to: 'nowhere' }, { transaction, runAfter: new Date(Date.now() + 3_600_000) }));
+  const body = (await http(`${s.url}/metrics`, { headers: { host } })).text;
+  t.equal(sample(body, 'rigd_jobs{state="queued"}'), 1, 'rigd_jobs: the queued notification');
+  t.equal(sample(body, 'rigd_ingest_queue_depth'), 0, 'rigd_ingest_queue_depth: no capture waiting');
+  await s.close();
 });

@@ -9,13 +9,14 @@ import { sharedRead } from './shared-read.ts';
 const SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 async function countBy(reader: Reader, table: 'jobs' | 'captures'): Promise<Map<string, number>> {
-  // A capture's state is its job's, read through the join.
+  // A capture's state is its job's, read through the join; jobs are counted by state and by state of
+  // capture jobs alone ("capture:queued"), the ingest queue's depth.
   const sql =
     table === 'jobs'
-      ? 'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state'
+      ? `SELECT state, COUNT(*) AS n, SUM(CASE WHEN kind = '${CAPTURE_JOB}' THEN 1 ELSE 0 END) AS captures FROM jobs GROUP BY state`
       : `SELECT ${captureStateSql('j')} AS state, COUNT(*) AS n FROM captures c LEFT JOIN jobs j ON j.id = c.job_id GROUP BY 1`;
-  const rows = await reader.all<{ state: string; n: number | string }>(sql);
-  return new Map(rows.map((r) => [r.state, Number(r.n)]));
+  const rows = await reader.all<{ state: string; n: number | string; captures?: number | string | null }>(sql);
+  return new Map(rows.flatMap((r) => [[r.state, Number(r.n)] as const, [`capture:${r.state}`, Number(r.captures ?? 0)] as const]));
 }
 
 /**
@@ -40,11 +41,11 @@ export class IngestMetrics {
     });
     new Gauge({
       name: 'rigd_ingest_queue_depth',
-      help: 'Jobs waiting or running in the ingest queue, read when scraped.',
+      help: 'Capture jobs waiting or running in the ingest queue (not notifications), read when scraped.',
       registers,
       async collect() {
         const by = await jobStates();
-        this.set((by.get('queued') ?? 0) + (by.get('running') ?? 0));
+        this.set((by.get('capture:queued') ?? 0) + (by.get('capture:running') ?? 0));
       },
     });
     new Gauge({
