@@ -10,7 +10,9 @@
 // One config key is set beside the defaults: rigs.new_ids_per_address_per_hour (100 by default; the
 // run registers 1,000 rig ids from one address).
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 100), BENCH_RIGS (default 1000),
-// BENCH_CPU_PROF (a directory: rigd runs with --cpu-prof there; docs/perf/report-path.md).
+// BENCH_CPU_PROF (a directory: rigd runs with --cpu-prof there; docs/perf/report-path.md),
+// BENCH_RIGD_ENV (more of rigd's environment, "K=V K=V": e.g. RIGD_LOG_REPORTS=each to compare),
+// BENCH_NODE_FLAGS (node flags for rigd, e.g. --trace-gc), BENCH_KEEP=1 (keep rigd's data_dir and log).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +22,7 @@ import { engineFlag, openEngine } from './serve/engine.ts';
 import { failures, loadRun, type LoadSpec } from './serve/load.ts';
 import { startRigd } from './serve/rigd.ts';
 import { countReports } from './serve/rows.ts';
+import { cpuMs, servePid } from './serve/cpu.ts';
 import { delta } from './tail/probes.ts';
 import { renderTable, type Check } from './tail/table.ts';
 
@@ -27,6 +30,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const RIGS = Number(process.env.BENCH_RIGS ?? 1000);
 const PROFILE = process.env.BENCH_CPU_PROF;
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const EXTRA_ENV = Object.fromEntries((process.env.BENCH_RIGD_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const GW = '10.144.46.1';
 const RIG_ADDR = '10.144.46.2';
 const engine = engineFlag(process.argv.slice(2));
@@ -44,9 +49,9 @@ try {
   const rigd = await startRigd({
     dataDir,
     databaseUrl: db.url,
-    env: { RIGD_RIGS_NEW_IDS_PER_ADDRESS_PER_HOUR: '10000000' },
+    env: { RIGD_RIGS_NEW_IDS_PER_ADDRESS_PER_HOUR: '10000000', ...EXTRA_ENV },
     logFile: path.join(work, 'rigd.log'),
-    nodeOptions: PROFILE ? `--cpu-prof --cpu-prof-dir=${path.resolve(PROFILE)}` : undefined,
+    nodeFlags: PROFILE || NODE_FLAGS.length ? [...NODE_FLAGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE)}`] : [])] : undefined,
   });
   stopRigd = async () => void (await rigd.stop());
   const bare = await startBaseline(GW);
@@ -62,13 +67,18 @@ try {
   await loadRun(spec, bareUrl, '2');
   const warm = await loadRun(spec, rigdUrl, '3');
 
+  const bareCpu0 = cpuMs(bare.pid);
   const b = await loadRun(spec, bareUrl, String(DURATION));
+  const bareCpu = cpuMs(bare.pid) - bareCpu0;
+  const rigdPid = servePid(dataDir);
   const rowsBefore = await countReports(dataDir, db.url);
   const before = await metrics();
   // A fixed number of requests lasting about DURATION s, every one answered, so that the history
   // rows can be compared exactly with the 2xx answers (each "Ok" waits for its row's commit).
   const amount = Math.max(1000, Math.min(500_000, Math.round(warm.rps * DURATION)));
+  const rigdCpu0 = cpuMs(rigdPid);
   const r = await loadRun(spec, rigdUrl, `n${amount}`);
+  const rigdCpu = cpuMs(rigdPid) - rigdCpu0;
   const after = await metrics();
   const rows = (await countReports(dataDir, db.url)) - rowsBefore;
   const ratio = r.rps / b.rps;
@@ -87,6 +97,8 @@ try {
   process.stdout.write(
     `\nrigd's /metrics over the run (bucket upper bounds): event-loop delay p99 ${ms(loop.p99)} ms, max ${ms(loop.max)} ms; ${commit.count} commits, mean ${ms(commit.mean)} ms, p99 ${ms(commit.p99)} ms; batch mean ${Math.round(size.mean)} reports\n`,
   );
+  const perRequest = (cpu: number, run: typeof r) => Math.round((cpu * 1000) / (run.ok + run.non2xx || 1));
+  process.stdout.write(`CPU per request (user + system): rigd ${perRequest(rigdCpu, r)} µs, bare ${perRequest(bareCpu, b)} µs\n`);
   process.stdout.write(`load average: ${load0} at the start, ${loads()} at the end\n`);
   process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
 } finally {
@@ -94,5 +106,6 @@ try {
   await stopRigd();
   await net.destroy();
   db.stop();
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) process.stdout.write(`kept: ${work}\n`);
+  else rmSync(work, { recursive: true, force: true });
 }

@@ -5,6 +5,7 @@ import { ROOT } from './rigd.ts';
 
 export interface Baseline {
   port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -16,7 +17,7 @@ export function startBaseline(host: string): Promise<Baseline> {
     child.stdout.on('data', (d) => {
       out += d;
       const m = /^(\d+)\n/.exec(out);
-      if (m) resolve({ port: Number(m[1]), stop: () => (child.kill('SIGTERM'), exited) });
+      if (m) resolve({ port: Number(m[1]), pid: child.pid!, stop: () => (child.kill('SIGTERM'), exited) });
     });
     child.on('exit', (code) => reject(new Error(`baseline server exited ${code}: ${out}`)));
   });

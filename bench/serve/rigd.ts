@@ -28,8 +28,12 @@ export interface RigdOptions {
   env?: Record<string, string>;
   /** Where stdout and stderr go. */
   logFile: string;
-  /** NODE_OPTIONS for the child (e.g. --cpu-prof), empty by default. */
-  nodeOptions?: string;
+  /**
+   * node's own flags (e.g. --cpu-prof): rigd then runs as `node FLAGS --max-semi-space-size=32
+   * bin/rigd serve`, as the unit's ExecStart does (FLAGS may give another semi-space). Absent:
+   * bin/rigd is executed itself.
+   */
+  nodeFlags?: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,13 +43,14 @@ export async function startRigd(opts: RigdOptions): Promise<RigdChild> {
     RIGD_DATA_DIR: opts.dataDir,
     ...(opts.databaseUrl ? { RIGD_DATABASE_URL: opts.databaseUrl, RIGD_CLUSTER_SINGLE_NODE: 'true' } : {}),
     ...(opts.env ?? {}),
-    ...(opts.nodeOptions ? { NODE_OPTIONS: opts.nodeOptions } : {}),
   };
   const args = ['serve', '--port', '0'];
+  const semi = opts.nodeFlags?.some((f) => f.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=32'];
+  const [file, argv] = opts.nodeFlags ? [process.execPath, [...opts.nodeFlags, ...semi, RIGD, ...args]] : [RIGD, args];
   const fd = openSync(opts.logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(RIGD, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', fd, fd] });
+    child = spawn(file, argv, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', fd, fd] });
   } finally {
     closeSync(fd);
   }
@@ -59,7 +64,7 @@ export async function startRigd(opts: RigdOptions): Promise<RigdChild> {
       return {
         pid: child.pid!,
         port: Number(m[1]),
-        command: `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')} ${path.relative(process.cwd(), RIGD) || RIGD} ${args.join(' ')}`,
+        command: `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')} ${file === RIGD ? '' : `${file} `}${argv.map((a) => (a === RIGD ? path.relative(process.cwd(), RIGD) : a)).join(' ')}`,
         output,
         stop: () => {
           if (!gone) child.kill('SIGTERM');
