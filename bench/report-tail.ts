@@ -62,7 +62,7 @@ try {
 
   const load0 = loads();
   process.stdout.write(`report tail (${db.label}): ${CONNECTIONS} connections from ${RIG_ADDR} (network namespace), ${RIGS} rigs, ${DURATION} s runs, ${cpus().length} CPUs, node ${process.version}, load average ${load0}\n`);
-  process.stdout.write(`command: ${process.argv.slice(1).map((a) => path.relative(process.cwd(), a) || a).join(' ')}\nrigd:    ${rigd.command}\n`);
+  process.stdout.write(`command: node ${[...process.execArgv, ...process.argv.slice(1)].map((a) => (a.startsWith('/') ? path.relative(process.cwd(), a) : a)).join(' ')}\nrigd:    ${rigd.command}\n`);
   // Warm-up: JIT, connections, the rig ids registered (their first insert is not the steady state).
   await loadRun(spec, bareUrl, '2');
   const warm = await loadRun(spec, rigdUrl, '3');

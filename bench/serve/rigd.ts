@@ -64,7 +64,7 @@ export async function startRigd(opts: RigdOptions): Promise<RigdChild> {
       return {
         pid: child.pid!,
         port: Number(m[1]),
-        command: `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')} ${file === RIGD ? '' : `${file} `}${argv.map((a) => (a === RIGD ? path.relative(process.cwd(), RIGD) : a)).join(' ')}`,
+        command: [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...[file, ...argv].map((a) => (a === RIGD ? path.relative(process.cwd(), RIGD) : a))].join(' '),
         output,
         stop: () => {
           if (!gone) child.kill('SIGTERM');
