@@ -28,7 +28,7 @@ test('bench:report-tail on a tiny run: rigd serve and the bare route as processe
   const ran = code === 0 || code === 1;
   t.ok(ran, `it ran to its end (exit 0: every target met, 1: one missed)${ran ? '' : `; exit ${code}:\n${out.slice(-2000)}`}`);
   t.match(out, /^rigd: {4}.*RIGD_DATA_DIR=\S+ .*bin\/rigd serve --port 0$/m, 'the command line rigd was started with');
-  t.match(out, /\| bare hapi PUT \(own process\) \| \d+ req\/s, p50 \d+ ms, p99 \d+ ms, 0 errors/, "the bare route's req/s, p50, p99, errors");
+  t.match(out, /\| bare hapi PUT \(own process\) +\| \d+ req\/s, p50 \d+ ms, p99 \d+ ms, 0 errors/, "the bare route's req/s, p50, p99, errors");
   t.match(out, new RegExp(`\\| rigd serve reports \\(${onPostgres ? 'PostgreSQL [0-9.]+' : 'SQLite'}\\) +\\| \\d+ req/s = [0-9.]+ x`), "rigd's req/s and the ratio, on the engine asked for");
   const rows = /rigd errors; rows vs 2xx +\| (\d+); (\d+) rows, (\d+) 2xx/.exec(out);
   t.ok(rows, 'errors, history rows and 2xx answers');
