@@ -16,7 +16,7 @@ import { startBaseline } from './serve/baseline.ts';
 import { openEngine, type Engine } from './serve/engine.ts';
 import { failures, loadRun, type LoadSpec } from './serve/load.ts';
 import { startRigd } from './serve/rigd.ts';
-import { countReports } from './serve/rows.ts';
+import { countReports, settledCount } from './serve/rows.ts';
 import type { LoadRun } from './tail/run.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -45,7 +45,7 @@ async function measure(engine: Engine): Promise<EngineResult> {
     try {
       const url = `http://${GW}:${rigd.port}`;
       const warm = await loadRun(spec, url, '3');
-      const before = await countReports(dataDir, db.url);
+      const before = await settledCount(dataDir, db.url);
       const run = await loadRun(spec, url, `n${Math.max(1000, Math.round(warm.rps * DURATION))}`);
       return { label: db.label, run, rows: (await countReports(dataDir, db.url)) - before };
     } finally {

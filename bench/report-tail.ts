@@ -21,7 +21,7 @@ import { startBaseline } from './serve/baseline.ts';
 import { engineFlag, openEngine } from './serve/engine.ts';
 import { failures, loadRun, type LoadSpec } from './serve/load.ts';
 import { startRigd } from './serve/rigd.ts';
-import { countReports } from './serve/rows.ts';
+import { countReports, settledCount } from './serve/rows.ts';
 import { cpuMs, servePid } from './serve/cpu.ts';
 import { delta } from './tail/probes.ts';
 import { renderTable, type Check } from './tail/table.ts';
@@ -71,7 +71,7 @@ try {
   const b = await loadRun(spec, bareUrl, String(DURATION));
   const bareCpu = cpuMs(bare.pid) - bareCpu0;
   const rigdPid = servePid(dataDir);
-  const rowsBefore = await countReports(dataDir, db.url);
+  const rowsBefore = await settledCount(dataDir, db.url);
   const before = await metrics();
   // A fixed number of requests lasting about DURATION s, every one answered, so that the history
   // rows can be compared exactly with the 2xx answers (each "Ok" waits for its row's commit).

@@ -22,3 +22,17 @@ export async function countReports(dataDir: string, databaseUrl?: string): Promi
     await new Promise<void>((resolve) => db.close(() => resolve()));
   }
 }
+
+/**
+ * The count once it holds still (two reads 500 ms apart agree): after a timed load run, requests
+ * still in flight when the client stopped are committed (and counted) afterwards.
+ */
+export async function settledCount(dataDir: string, databaseUrl?: string): Promise<number> {
+  let last = await countReports(dataDir, databaseUrl);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = await countReports(dataDir, databaseUrl);
+    if (now === last) return now;
+    last = now;
+  }
+}
