@@ -30,7 +30,7 @@ test('bench:report-tail on a tiny run: rigd serve and the bare route as processe
   t.match(out, /^rigd: {4}.*RIGD_DATA_DIR=\S+ .*bin\/rigd serve --port 0$/m, 'the command line rigd was started with');
   t.match(out, /\| bare hapi PUT \(own process\) +\| \d+ req\/s, p50 \d+ ms, p99 \d+ ms, 0 errors/, "the bare route's req/s, p50, p99, errors");
   t.match(out, new RegExp(`\\| rigd serve reports \\(${onPostgres ? 'PostgreSQL [0-9.]+' : 'SQLite'}\\) +\\| \\d+ req/s = [0-9.]+ x`), "rigd's req/s and the ratio, on the engine asked for");
-  const rows = /rigd errors; rows vs 2xx +\| (\d+); (\d+) rows, (\d+) 2xx/.exec(out);
+  const rows = /reports: errors; rows vs 2xx +\| (\d+); (\d+) rows, (\d+) 2xx/.exec(out);
   t.ok(rows, 'errors, history rows and 2xx answers');
   t.deepEqual(rows && [rows[1], rows[2]], ['0', rows?.[3]], 'no error; history rows == 2xx answers');
   t.ok(Number(rows?.[3]) >= 1000, 'at least the 1,000 requests of the smallest measured run answered');
