@@ -138,7 +138,16 @@ export interface Config {
     /** Longest delay of a login attempt while its login is under attack from many clients, in seconds. */
     max_login_delay_s: number;
   };
-  log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent'; format: 'auto' | 'json' | 'pretty' };
+  log: {
+    level: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+    format: 'auto' | 'json' | 'pretty';
+    /** summary: answered rig reports at debug, one info line per summary_interval_s counts them; each: one info line per report. */
+    reports: 'summary' | 'each';
+    /** Seconds between two report summary lines. */
+    summary_interval_s: number;
+    /** A request slower than this (ms) is logged at info whatever its route; 0: every request. */
+    slow_request_ms: number;
+  };
   page: {
     /** XYZ tile URL template for the map pages; empty: markers on a plain graticule, no network. */
     map_tiles_url: string;
@@ -263,6 +272,9 @@ export const configSchema = Joi.object<Config>({
   log: Joi.object({
     level: Joi.string().valid('debug', 'info', 'warn', 'error', 'silent').default('info'),
     format: Joi.string().valid('auto', 'json', 'pretty').default('auto'),
+    reports: Joi.string().valid('summary', 'each').default('summary'),
+    summary_interval_s: positiveInt.max(86_400).default(60),
+    slow_request_ms: Joi.number().integer().min(0).max(3_600_000).default(1000),
   }).default(),
   page: Joi.object({
     map_tiles_url: tileUrlTemplate('https://tiles.example/{z}/{x}/{y}.png').allow('').default(''),

@@ -45,7 +45,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
 
   registerRequestContext(server, config.server.trusted_proxies);
   registerRequestDeadline(server);
-  registerRequestLog(server, opts.log, app.metrics.http);
+  registerRequestLog(server, opts.log, app.metrics.http, { reports: config.log.reports, summaryIntervalS: config.log.summary_interval_s, slowMs: config.log.slow_request_ms });
   registerVpnGuard(server, config);
   registerErrors(server, opts.log);
   registerHeaders(server);

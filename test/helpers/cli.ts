@@ -31,10 +31,18 @@ export interface RunAs {
   gid: number;
 }
 
+/**
+ * node's flags for `bin/rigd ARGS`: `serve` with the semi-space flag, as the unit's ExecStart runs
+ * it (without it bin/rigd starts the server again as its own child: test/log/runtime.test.ts).
+ */
+export function nodeArgs(args: string[]): string[] {
+  return args.includes('serve') ? ['--max-semi-space-size=32', RIGD, ...args] : [RIGD, ...args];
+}
+
 /** The program and arguments that run `bin/rigd ARGS`, as `user` when given. */
 function command(args: string[], user?: RunAs): [string, string[]] {
-  if (!user) return [process.execPath, [RIGD, ...args]];
-  return ['setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups', process.execPath, RIGD, ...args]];
+  if (!user) return [process.execPath, nodeArgs(args)];
+  return ['setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups', process.execPath, ...nodeArgs(args)]];
 }
 
 /** Runs `bin/rigd ARGS` as a child process to completion (as opts.user when given). */

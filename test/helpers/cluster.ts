@@ -160,7 +160,7 @@ function makeNode(id: string, port: number, gw: string, config: Record<string, u
         // sameHost: one host name for all, and a PID namespace each (unshare forks; the shell it
         // starts is PID 1 there and execs node, so rigd is PID 1; signals go to rigd's own pid).
         const ns = sameHost ? ['--uts', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'] : ['--uts'];
-        const argv = [...ns, '--', 'sh', '-c', 'hostname "$0" && exec "$@"', sameHost ?? `host-${id}`, process.execPath, RIGD, '--config', configFile, 'serve'];
+        const argv = [...ns, '--', 'sh', '-c', 'hostname "$0" && exec "$@"', sameHost ?? `host-${id}`, process.execPath, '--max-semi-space-size=32', RIGD, '--config', configFile, 'serve'];
         const proc = spawn('unshare', argv, { env: nodeEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
         rigdPid = undefined;
         child = proc;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { createLogger } from '../../log.ts';
 import { chooseLogFormat, LOG_FORMATS, type LogFormatSetting } from '../../log/format.ts';
 import { announceReady } from '../../log/ready.ts';
+import { runtimeFields } from '../../log/runtime.ts';
 import { openApp, type App } from '../../services/app.ts';
 import { markServing } from '../../services/server-presence.ts';
 import { hostPort, listen } from '../../server/listen.ts';
@@ -122,5 +123,6 @@ export async function serve(opts: ServeOptions, cmd: Command): Promise<void> {
   const unmark = markServing(config.data_dir);
   process.on('exit', unmark);
   const noUsers = (await app.users.list()).length === 0;
+  log.debug('runtime', { ...runtimeFields() });
   announceReady(log, format, displayUrl(config.server.host, Number(server.info.port)), noUsers);
 }
