@@ -4,7 +4,7 @@ import test from 'tape';
 import { dialectNameOf, loadDialect } from '../../src/db/dialect/index.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import { insertReservations } from '../../src/db/reservations.ts';
-import { storeRigReports, type ReportRow } from '../../src/db/rig-reports.ts';
+import { storeRigReports, type ReportRow } from '../../src/db/rigs.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 import { withDb } from '../helpers/dialect.ts';
 
@@ -56,32 +56,6 @@ test('bulkInsertIds: the new ids in row order; an empty batch inserts nothing', 
     );
     t.deepEqual(await db.writes.run((tx) => db.dialect.bulkInsertIds(db.models.Upload, [], tx)), [], 'empty: no ids');
     t.equal(stored.length, 5, 'nothing else was stored');
-  } finally {
-    await db.close();
-  }
-});
-
-test('upsert: existing rows get only the update columns; new rows are inserted whole', async (t) => {
-  const db = await openDatabase(...withDb(tmpDir()));
-  try {
-    const t0 = new Date('2026-11-20T10:00:00Z');
-    const t1 = new Date('2026-11-21T10:00:00Z');
-    await db.writes.run((tx) => db.dialect.upsert(db.models.Rig, [rigRow('rig1', t0, 'S-1')], ['id'], ['serial', 'last_seen_at'], tx));
-    await db.writes.run((tx) => db.models.Rig.update({ current_project: 'p1' }, { where: { id: 'rig1' }, transaction: tx }));
-    await db.writes.run((tx) =>
-      db.dialect.upsert(db.models.Rig, [{ ...rigRow('rig1', t1, 'S-1b'), version: 'not updated' }, rigRow('rig2', t1, 'S-2')], ['id'], ['serial', 'last_seen_at'], tx),
-    );
-    const rigs = await db.reader.all<{ id: string; serial: string; version: string; current_project: string | null; created_at: string; last_seen_at: string }>(
-      'SELECT id, serial, version, current_project, created_at, last_seen_at FROM rigs ORDER BY id',
-    );
-    t.deepEqual(
-      rigs.map((r) => [r.id, r.serial, r.version, r.current_project, new Date(r.created_at).toISOString(), new Date(r.last_seen_at).toISOString()]),
-      [
-        ['rig1', 'S-1b', '1.0', 'p1', t0.toISOString(), t1.toISOString()],
-        ['rig2', 'S-2', '1.0', null, t1.toISOString(), t1.toISOString()],
-      ],
-      'rig1: serial and last_seen_at updated, version, current_project and created_at kept; rig2 inserted',
-    );
   } finally {
     await db.close();
   }

@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 import type { Database } from '../../db/index.ts';
-import { rigBoundTo } from '../../db/rig-bindings.ts';
+import { rigBoundTo } from '../../db/rigs.ts';
 import type { RigDirectory } from '../uploads/service.ts';
 
 /** How long an address -> rig answer is reused (a report from the address ends it at once). */

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/index.ts';
 import { dbNow } from '../../db/clock.ts';
-import { deleteReportsBefore, newestReportAt } from '../../db/rig-reports.ts';
+import { deleteReportsBefore, newestReportAt } from '../../db/rigs.ts';
 import { sqlTime } from './history.ts';
 
 export interface RetentionOptions {
