@@ -4,10 +4,11 @@
  * each address registered lately), the batch stored (one upsert of the rigs, one insert of the
  * history), and the history's retention. Services hand it typed rows; no SQL text leaves this file.
  */
-import { QueryTypes, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
 import { dbNow } from './clock.ts';
 import type { RawValue } from './dialect/contract.ts';
 import type { Database } from './index.ts';
+import type { RigReport } from './models/index.ts';
 
 /** A rig's binding as a report is judged against it. */
 export interface BindingRow {
@@ -190,4 +191,31 @@ export async function newestReportAt(db: Database): Promise<Date | null> {
   const v = row?.newest ?? null;
   if (v === null) return null;
   return v instanceof Date ? v : new Date(String(v).replace(' ', 'T').replace(' ', ''));
+}
+
+/** Now by the clock report times are stored by (PostgreSQL: the server's; SQLite: this host's). */
+export function reportClockNow(db: Database): Promise<Date> {
+  return dbNow(db.sequelize);
+}
+
+/** A rig's stored reports, newest first, received within [since, until), at most `limit`. */
+export async function reportsOf(db: Database, rigId: string, q: { since?: Date; until?: Date; limit: number }): Promise<RigReport[]> {
+  const window: Record<symbol, Date> = {};
+  if (q.since) window[Op.gte] = q.since;
+  if (q.until) window[Op.lt] = q.until;
+  const where: WhereOptions<RigReport> = { rig_id: rigId, ...(q.since || q.until ? { received_at: window } : {}) };
+  return (await db.models.RigReport.findAll({
+    where,
+    order: [
+      ['received_at', 'DESC'],
+      ['id', 'DESC'],
+    ],
+    limit: q.limit,
+    raw: true,
+  })) as RigReport[];
+}
+
+/** Sets a rig's current project in t (an upload named it). */
+export async function setCurrentProject(db: Database, rigId: string, project: string, t: Transaction): Promise<void> {
+  await db.models.Rig.update({ current_project: project }, { where: { id: rigId }, transaction: t });
 }

@@ -65,3 +65,13 @@ test('the patterns find what they look for (a grep that cannot fail is no check)
   for (const [what, re] of PRIVATE) t.ok(re.test(samples[what]), `${what}: its pattern matches a sample`);
   t.end();
 });
+
+/** Service concepts whose database work is all in src/db: no Sequelize, no engine check. */
+const ENGINE_FREE_SERVICES = ['src/services/rigs/'];
+const ENGINE = /sequelize|QueryTypes|dialect ===|dialect\.name|isPostgres/;
+
+test('services of the finished concepts import nothing from Sequelize and check no engine', (t) => {
+  for (const dir of ENGINE_FREE_SERVICES) t.deepEqual(hits(ENGINE, (file) => file.startsWith(dir)), [], `${dir}: no ${ENGINE}`);
+  t.ok(ENGINE.test("import type { Transaction } from 'sequelize';") && ENGINE.test("if (db.dialect.name === 'postgres')"), 'the pattern matches a sample');
+  t.end();
+});

@@ -3,9 +3,8 @@
  * in the transaction that stores it, and only the reports it accepts are stored. A refused report
  * stores nothing; its verdict goes back to its caller.
  */
-import type { Transaction } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
-import type { Batcher, Database } from '../../db/index.ts';
+import type { Batcher, Database, Transaction } from '../../db/index.ts';
 import { readBindings, readRegistrations, storeRigReports, writeBindings, type ReportRow } from '../../db/rigs.ts';
 import { judgeBatch, registrationWindowStart, type Verdict } from './binding.ts';
 import type { RigReportInput } from './report-input.ts';
@@ -93,9 +92,10 @@ export class ReportBatches {
     if (judged.rows.length === 0) return;
     await storeRigReports(this.#db, judged.rows, t);
     await writeBindings(this.#db, judged.bindings, t);
-    // Another batch may have registered the same new id from another address at the same time: then
-    // the upsert updated its row instead of inserting ours. Retried alone, the report is judged again.
-    if (judged.registered.length > 0 && this.#db.dialect.name === 'postgres' && this.#config.rigs.address_binding !== 'off') {
+    // Another batch (PostgreSQL: beside this one, or on another node) may have registered the same new
+    // id from another address at the same time: then the upsert updated its row instead of inserting
+    // ours. Retried alone, the report is judged again. Read back whatever the engine.
+    if (judged.registered.length > 0 && this.#config.rigs.address_binding !== 'off') {
       const now = await readBindings(this.#db, judged.registered.map((r) => r.rigId), t);
       if (judged.registered.some((r) => now.get(r.rigId)?.bound_address !== r.peer)) throw new RegistrationRace('a rig id was registered from two addresses at once');
     }
