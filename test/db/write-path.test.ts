@@ -49,6 +49,10 @@ test('pragmas reach both the read connection and the transaction connection', as
       fk: await db.sequelize.query('PRAGMA foreign_keys', { plain: true, type: QueryTypes.SELECT, transaction: tx }),
     }));
     t.deepEqual(inTx, { sync: { synchronous: 1 }, busy: { timeout: 10000 }, fk: { foreign_keys: 1 } }, 'inside a write transaction');
+    // A TEMP table lives as long as its connection: the next write transaction runs on the same one.
+    await db.writes.run((tx) => db.sequelize.query('CREATE TEMP TABLE kept (n INTEGER)', { transaction: tx }));
+    const kept = await db.writes.run((tx) => db.sequelize.query("SELECT count(*) AS n FROM temp.sqlite_master WHERE name = 'kept'", { plain: true, type: QueryTypes.SELECT, transaction: tx }));
+    t.deepEqual(kept, { n: 1 }, 'write transactions one after another reuse one open connection (no open, pragmas and schema read per transaction)');
     // Outside the write path, a second transaction waits for the first one's write lock (busy_timeout).
     let inside = 0;
     let most = 0;
