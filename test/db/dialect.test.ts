@@ -107,8 +107,9 @@ test('insertRows stores every value as binding it would: fractions to the last b
   const db = await openDatabase(...withDb(tmpDir()));
   try {
     const at = new Date('2026-11-24T10:00:00.123Z');
-    // SQLite's own decimal parser gets the first three wrong by one unit in the last place.
-    const fixed = [39.884131, 15.805091, -6.591974, 47.376887, 8.541694, 0.1, -0.5, 0.30000000000000004, 166.1094502346035, 1e-7, 47, -180, 0, null];
+    // SQLite's own decimal parser gets the first three wrong by one unit in the last place; then the
+    // smallest subnormal, a subnormal, the largest double and integers beyond 2^53.
+    const fixed = [39.884131, 15.805091, -6.591974, 47.376887, 8.541694, 0.1, -0.5, 0.30000000000000004, 166.1094502346035, 1e-7, 47, -180, 0, null, 5e-324, -2.5e-310, 1.7976931348623157e308, 2 ** 60, -(2 ** 53) - 2];
     let seed = 42;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const values = [...fixed, ...Array.from({ length: 600 }, (_, i) => Number(((random() - 0.5) * 360).toFixed(1 + (i % 9))))];
