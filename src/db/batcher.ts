@@ -5,7 +5,7 @@ import type { WritePath } from './write-path.ts';
 /** Applies a whole batch in one transaction, returning one result per item, in order. */
 export type ApplyBatch<I, O> = (items: I[], t: Transaction) => Promise<O[]>;
 
-export interface BatcherOptions<I = unknown, O = unknown> {
+export interface BatcherOptions {
   /**
    * Most items committed in one transaction.
    * @default 1000
@@ -18,12 +18,6 @@ export interface BatcherOptions<I = unknown, O = unknown> {
    * @default 1
    */
   inFlight?: number;
-  /**
-   * Writes a whole batch in a transaction of its own (WritePath.runScript), calling onStart when it
-   * begins, or returns null when it cannot, and the batch goes through the apply function instead.
-   * Items retried one by one always go through apply.
-   */
-  direct?: (items: I[], onStart: () => void) => Promise<O[]> | null;
 }
 
 interface Waiting<I, O> {
@@ -47,14 +41,11 @@ export class Batcher<I, O> {
   readonly #inFlight: number;
   readonly #run: <T>(fn: (t: Transaction) => Promise<T>) => Promise<T>;
 
-  readonly #direct: BatcherOptions<I, O>['direct'];
-
   constructor(
     private readonly writes: WritePath,
     private readonly apply: ApplyBatch<I, O>,
-    opts: BatcherOptions<I, O>,
+    opts: BatcherOptions,
   ) {
-    this.#direct = opts.direct;
     this.#maxBatch = opts.maxBatch ?? 1000;
     this.#inFlight = Math.max(1, Math.min(opts.inFlight ?? 1, writes.besideWrites));
     this.#run = this.#inFlight > 1 ? (fn) => writes.runBeside(fn) : (fn) => writes.run(fn);
@@ -108,7 +99,7 @@ export class Batcher<I, O> {
     let started = 0n;
     const start = () => void (started = process.hrtime.bigint());
     const items = batch.map((w) => w.item);
-    return (this.#direct?.(items, start) ?? this.#run((t) => (start(), this.apply(items, t)))).then((results) => {
+    return this.#run((t) => (start(), this.apply(items, t))).then((results) => {
       this.writes.observer.batch?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
       return results;
     });

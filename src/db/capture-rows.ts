@@ -26,13 +26,13 @@ export interface NewCapture {
  */
 export async function captureOnce(db: Database, c: NewCapture, t: Transaction): Promise<{ row: Capture; created: boolean }> {
   const now = new Date();
-  // The leading comment makes Sequelize's SQLite driver use all(), which keeps the RETURNING rows.
-  const inserted = (await db.sequelize.query(
-    `/* capture once */ INSERT INTO captures (bucket, "key", etag, size, rig_id, project, upload_id, version_id, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bucket, "key", etag) DO NOTHING RETURNING id`,
-    { replacements: [c.bucket, c.key, c.etag, c.size, c.rig_id, c.project, c.upload_id, c.version_id ?? null, now, now], type: QueryTypes.SELECT, transaction: t },
-  )) as { id: number }[];
+  // An INSERT answers with the number of rows it inserted, on either engine: 0 when the version exists.
+  const [, inserted] = await db.sequelize.query(
+    `INSERT INTO captures (bucket, "key", etag, size, rig_id, project, upload_id, version_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bucket, "key", etag) DO NOTHING`,
+    { replacements: [c.bucket, c.key, c.etag, c.size, c.rig_id, c.project, c.upload_id, c.version_id ?? null, now, now], type: QueryTypes.INSERT, transaction: t },
+  );
   const row = await db.models.Capture.findOne({ where: { bucket: c.bucket, key: c.key, etag: c.etag }, transaction: t, lock: t.LOCK.UPDATE });
   if (!row) throw new Error(`the capture of ${c.bucket}/${c.key} (${c.etag}) is missing right after its insert`);
-  return { row, created: inserted.length > 0 };
+  return { row, created: inserted > 0 };
 }

@@ -99,3 +99,5 @@ export { WritePath, type WriteHealth } from './write-path.ts';
 export { Batcher } from './batcher.ts';
 export type { Reader } from './reader.ts';
 export type { Dialect } from './dialect/index.ts';
+/** A write transaction of the write path, as services pass it on to src/db functions. */
+export type { Transaction } from 'sequelize';

@@ -125,9 +125,9 @@ export function reserveAttempt(db: Database, loginKey: string, clientKey: string
     if (waitMs > 0) return { waitMs, clientWaitMs, atMs: nowMs };
     const loginCount = Number(row!.login_count);
     if (row!.id !== null && row!.id !== undefined) return { id: Number(row!.id), atMs: nowMs, loginCount };
-    // SQLite: the write transaction is the only writer; the leading comment makes Sequelize's driver
-    // use all(), which keeps the RETURNING row.
-    const [inserted] = await query<{ id: number | string }>('/* reserve */ INSERT INTO login_attempts (login_key, client_key, at_ms) VALUES (?, ?, ?) RETURNING id', [loginKey, clientKey, nowMs]);
+    // SQLite: the write transaction is the only writer; its connection's last inserted row is this one.
+    await db.sequelize.query('INSERT INTO login_attempts (login_key, client_key, at_ms) VALUES (?, ?, ?)', { replacements: [loginKey, clientKey, nowMs], type: QueryTypes.INSERT, transaction });
+    const [inserted] = await query<{ id: number | string }>('SELECT last_insert_rowid() AS id', []);
     return { id: Number(inserted!.id), atMs: nowMs, loginCount };
   });
 }

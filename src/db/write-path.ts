@@ -7,9 +7,6 @@ import { databaseFault } from './faults.ts';
 /** Least time between two checkpoints of the WAL started by the write path, ms. */
 const CHECKPOINT_EVERY_MS = 1000;
 
-/** Run once on the writer connection when the write path checkpoints the WAL itself. */
-const NO_AUTOCHECKPOINT = 'PRAGMA wal_autocheckpoint = 0';
-
 /** How the last write of this process ended, for /healthz. */
 export interface WriteHealth {
   /** The host fault the last write failed with (disk_full, database_read_only), or null when it committed. */
@@ -32,10 +29,8 @@ export class WritePath {
   /** SQLite's WAL: the write path checkpoints it itself, off the COMMIT (see #checkpoint). */
   readonly #walCheckpoint: (() => Promise<void>) | undefined;
   readonly #checkpointEveryMs: number;
-  /** SQLite: runs a function with the writer connection's exec (runScript). */
-  readonly #scriptWriter: ScriptWriter | undefined;
-  /** The writer connection no longer checkpoints in its COMMITs (set by its first transaction). */
-  #ownCheckpoints = false;
+  /** SQLite: frees what a failed write transaction left behind (a transaction whose COMMIT failed). */
+  readonly #afterFailure: (() => Promise<void>) | undefined;
   /** The checkpoint running (both steps), if any: drain() waits for it. */
   #checkpointing: Promise<void> | null = null;
   #lastCheckpoint = 0;
@@ -46,12 +41,20 @@ export class WritePath {
 
   /**
    * dataDir (SQLite) lets an I/O error on a full disk count as disk_full; checkpoint (SQLite: one
-   * PASSIVE checkpoint of the WAL) moves the WAL checkpoint out of the COMMIT, into the write path;
-   * scriptWriter (SQLite) opens runScript().
+   * PASSIVE checkpoint of the WAL; its connections never checkpoint in a COMMIT) moves the WAL
+   * checkpoint out of the COMMIT, into the write path; afterFailure runs after a write transaction
+   * failed, before the next write.
    */
   constructor(
     sequelize: Sequelize,
-    opts: { dataDir?: string; checkpoint?: () => Promise<void>; checkpointEveryMs?: number; scriptWriter?: ScriptWriter; besideWrites?: number; begin?: (t: Transaction) => Promise<void> } = {},
+    opts: {
+      dataDir?: string;
+      checkpoint?: () => Promise<void>;
+      checkpointEveryMs?: number;
+      afterFailure?: () => Promise<void>;
+      besideWrites?: number;
+      begin?: (t: Transaction) => Promise<void>;
+    } = {},
   ) {
     this.#begin = opts.begin;
     this.#sequelize = sequelize;
@@ -59,8 +62,7 @@ export class WritePath {
     this.#dataDir = opts.dataDir;
     this.#walCheckpoint = opts.checkpoint;
     this.#checkpointEveryMs = opts.checkpointEveryMs ?? CHECKPOINT_EVERY_MS;
-    this.#ownCheckpoints = !this.#walCheckpoint;
-    this.#scriptWriter = opts.scriptWriter;
+    this.#afterFailure = opts.afterFailure;
   }
 
   /**
@@ -87,53 +89,20 @@ export class WritePath {
     return this.#beside ? this.#beside.concurrency : 1;
   }
 
-  /**
-   * Runs SQL text (statements separated by semicolons, their values written in) as one write
-   * transaction, in turn with every other write, where the engine takes it (canRunScript): the
-   * statements in one trip through the driver's thread and COMMIT in a second, instead of a trip
-   * per statement and Sequelize's query pipeline for BEGIN and COMMIT. `onStart` is called when
-   * the transaction begins (after the queue).
-   */
-  runScript(sql: string, onStart?: () => void): Promise<void> {
-    const writer = this.#scriptWriter;
-    if (!writer) return Promise.reject(new TypeError('this database takes no SQL scripts: use run()'));
-    return this.#queue.add(() =>
-      this.#observed(async (applied) => {
-        onStart?.();
-        await writer(async (exec) => {
-          try {
-            await exec(`${this.#ownCheckpoints ? '' : `${NO_AUTOCHECKPOINT};`}BEGIN IMMEDIATE;${sql}`);
-            this.#ownCheckpoints = true;
-            applied();
-            await exec('COMMIT');
-          } catch (err) {
-            // Whatever ran of it is undone; without an open transaction ROLLBACK fails harmlessly.
-            await exec('ROLLBACK').catch(() => undefined);
-            throw err;
-          }
-        });
-      }),
-    ) as Promise<void>;
-  }
-
-  /** Whether runScript() is open to this database (SQLite). */
-  get canRunScript(): boolean {
-    return this.#scriptWriter !== undefined;
-  }
-
   #transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
-    return this.#observed((applied) =>
-      this.#sequelize.transaction(async (t) => {
-        if (this.#begin) await this.#begin(t);
-        if (!this.#ownCheckpoints) {
-          await this.#sequelize.query(NO_AUTOCHECKPOINT, { transaction: t });
-          this.#ownCheckpoints = true;
-        }
-        const value = await fn(t);
-        applied();
-        return value;
-      }),
-    );
+    return this.#observed(async (applied) => {
+      try {
+        return await this.#sequelize.transaction(async (t) => {
+          if (this.#begin) await this.#begin(t);
+          const value = await fn(t);
+          applied();
+          return value;
+        });
+      } catch (err) {
+        await this.#afterFailure?.().catch(() => undefined);
+        throw err;
+      }
+    });
   }
 
   /**
@@ -210,13 +179,10 @@ export class WritePath {
   }
 
   /** A group-commit batcher over this write path. */
-  batcher<I, O>(apply: ApplyBatch<I, O>, opts: BatcherOptions<I, O> = {}): Batcher<I, O> {
+  batcher<I, O>(apply: ApplyBatch<I, O>, opts: BatcherOptions = {}): Batcher<I, O> {
     return new Batcher(this, apply, opts);
   }
 }
-
-/** Runs fn holding the writer connection, with its exec: SQL text of one or more statements, run in one trip through the driver. */
-export type ScriptWriter = <T>(fn: (exec: (sql: string) => Promise<void>) => Promise<T>) => Promise<T>;
 
 /** Hooks for metrics; they must not throw. */
 export interface WriteObserver {

@@ -40,16 +40,13 @@ export interface OnConflict {
 
 /**
  * Everything rigd does that depends on the database engine, and nothing else. Services never see
- * it: they call the domain functions of src/db/ (reservations.ts, rig-reports.ts, Database.ping, ...)
+ * it: they call the domain functions of src/db/ (reservations.ts, rigs.ts, Database.ping, ...)
  * which call it. Two implementations: SQLite (./sqlite/) and PostgreSQL (./postgres/); the engine
  * is chosen in ./index.ts.
  */
 export interface Dialect {
   readonly name: string;
-  /**
-   * A Sequelize instance on data_dir's database with every connection set up the way the write path
-   * needs it (per-connection settings, the one writer connection every transaction uses).
-   */
+  /** A Sequelize instance on data_dir's database with every connection set up the way the write path needs it (per-connection settings). */
   connect(dataDir: string, opts?: ConnectOptions): Sequelize;
   /** Closes every connection connect() opened. */
   close(sequelize: Sequelize): Promise<void>;
@@ -63,22 +60,11 @@ export interface Dialect {
   /** One multi-row INSERT of rows in t, returning the new ids in the order of rows. */
   bulkInsertIds(model: ModelStatic<Model>, rows: Row[], t: Transaction): Promise<number[]>;
   /**
-   * One multi-row INSERT ... ON CONFLICT (conflict) DO UPDATE of the columns in update: rows whose
-   * conflict columns exist overwrite those columns, the others are inserted.
-   */
-  upsert(model: ModelStatic<Model>, rows: Row[], conflict: readonly string[], update: readonly string[], t: Transaction): Promise<void>;
-  /**
-   * One multi-row INSERT of rows (values in `columns` order) into model's table in t, bound as
-   * parameters; with onConflict, existing rows get the update columns (the hot path of rig reports).
-   * Calls in one transaction run in the order they were made, so several may be awaited together.
+   * One multi-row INSERT of rows (values in `columns` order) into model's table in t, its values
+   * bound as parameters (each stored exactly as binding it alone would store it); with onConflict,
+   * existing rows get the update columns (the hot path of rig reports).
    */
   insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void>;
-  /**
-   * insertRows' statement as SQL text with its values written in, for a write run as a script
-   * (WritePath.runScript), or null when a value cannot be written that way. Only where the write path
-   * takes scripts (SQLite).
-   */
-  insertRowsScript?(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], onConflict?: OnConflict): string | null;
   /** The cheapest statement that proves the database answers. */
   ping(sequelize: Sequelize): Promise<void>;
   /** One real write in t that changes nothing (proves the database takes writes again). */

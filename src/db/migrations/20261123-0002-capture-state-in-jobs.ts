@@ -50,11 +50,14 @@ async function carry(qi: QueryInterface, transaction: Transaction): Promise<void
         : (await db.query<OldJob>('SELECT id, attempts, max_attempts FROM jobs WHERE id = ?', { replacements: [c.job_id], type: QueryTypes.SELECT, transaction }))[0];
     let jobId = job?.id;
     if (jobId === undefined) {
-      const [row] = await db.query<{ id: number }>(
-        `/* capture job */ INSERT INTO jobs (kind, payload, state, attempts, max_attempts, run_after, created_at, updated_at)
-         VALUES ('capture', ?, 'queued', 0, ?, ?, ?, ?) RETURNING id`,
-        { replacements: [JSON.stringify({ captureId: c.id }), MAX_ATTEMPTS, now, now, now], type: QueryTypes.SELECT, transaction },
+      await db.query(
+        `INSERT INTO jobs (kind, payload, state, attempts, max_attempts, run_after, created_at, updated_at)
+         VALUES ('capture', ?, 'queued', 0, ?, ?, ?, ?)`,
+        { replacements: [JSON.stringify({ captureId: c.id }), MAX_ATTEMPTS, now, now, now], type: QueryTypes.INSERT, transaction },
       );
+      // The row just inserted in this transaction, on its connection.
+      const lastId = db.getDialect() === 'postgres' ? "currval(pg_get_serial_sequence('jobs', 'id'))" : 'last_insert_rowid()';
+      const [row] = await db.query<{ id: number }>(`SELECT ${lastId} AS id`, { type: QueryTypes.SELECT, transaction });
       jobId = Number(row!.id);
       await db.query('UPDATE captures SET job_id = ? WHERE id = ?', { replacements: [jobId, c.id], transaction });
     }

@@ -3,7 +3,7 @@
  * (rigs.address_binding) and against the new ids its address registered this hour.
  */
 import type { Config } from '../../config/schema.ts';
-import type { BindingRow, Registrations } from '../../db/rig-bindings.ts';
+import type { BindingRow, Registrations } from '../../db/rigs.ts';
 import { Conflict, Throttled, type DomainError } from '../../errors.ts';
 import type { IdentityEventDetails, IdentityEventKind } from './identity-events.ts';
 

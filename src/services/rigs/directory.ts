@@ -1,6 +1,5 @@
-import type { Transaction } from 'sequelize';
-import type { Database } from '../../db/index.ts';
-import { rigBoundTo } from '../../db/rig-bindings.ts';
+import type { Database, Transaction } from '../../db/index.ts';
+import { rigBoundTo, setCurrentProject } from '../../db/rigs.ts';
 import type { RigDirectory } from '../uploads/service.ts';
 
 /** How long an address -> rig answer is reused (a report from the address ends it at once). */
@@ -14,7 +13,6 @@ const CACHE_MAX = 65_536;
  * report from an address forgets it, so a rig's first upload right after its first report is linked.
  */
 export function rigDirectory(db: Database, now: () => number = Date.now): RigDirectory & { forget(address: string): void } {
-  const { Rig } = db.models;
   const cache = new Map<string, { rigId: string | null; at: number }>();
   return {
     async findByVpnAddress(address: string) {
@@ -29,7 +27,7 @@ export function rigDirectory(db: Database, now: () => number = Date.now): RigDir
       cache.delete(address);
     },
     async setCurrentProject(rigId: string, project: string, t: Transaction) {
-      await Rig.update({ current_project: project }, { where: { id: rigId }, transaction: t });
+      await setCurrentProject(db, rigId, project, t);
     },
   };
 }

@@ -3,17 +3,15 @@
  * in the transaction that stores it, and only the reports it accepts are stored. A refused report
  * stores nothing; its verdict goes back to its caller.
  */
-import type { Transaction } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
-import type { Batcher, Database } from '../../db/index.ts';
-import { readBindings, readRegistrations, writeBindings } from '../../db/rig-bindings.ts';
-import { storeRigReports, storeRigReportsAsScript, type ReportRow } from '../../db/rig-reports.ts';
+import type { Batcher, Database, Transaction } from '../../db/index.ts';
+import { readBindings, readRegistrations, storeRigReports, writeBindings, type ReportRow } from '../../db/rigs.ts';
 import { judgeBatch, registrationWindowStart, type Verdict } from './binding.ts';
 import type { RigReportInput } from './report-input.ts';
 
 export interface QueuedReport extends RigReportInput {
   peer: string;
-  /** null: received now by the database's clock (src/db/rig-reports.ts); a Date only from an injected clock. */
+  /** null: received now by the database's clock (src/db/rigs.ts); a Date only from an injected clock. */
   receivedAt: Date | null;
 }
 
@@ -52,11 +50,7 @@ export class ReportBatches {
   constructor(db: Database, config: Readonly<Config>, inFlight: number) {
     this.#db = db;
     this.#config = config;
-    this.#batcher = db.writes.batcher((items, t) => this.#apply(items, t), {
-      inFlight,
-      // SQLite: the batch as one script, two trips through the driver instead of four.
-      direct: (items, onStart) => (db.dialect.insertRowsScript && db.writes.canRunScript ? this.#direct(items, onStart) : null),
-    });
+    this.#batcher = db.writes.batcher((items, t) => this.#apply(items, t), { inFlight });
   }
 
   /**
@@ -98,9 +92,10 @@ export class ReportBatches {
     if (judged.rows.length === 0) return;
     await storeRigReports(this.#db, judged.rows, t);
     await writeBindings(this.#db, judged.bindings, t);
-    // Another batch may have registered the same new id from another address at the same time: then
-    // the upsert updated its row instead of inserting ours. Retried alone, the report is judged again.
-    if (judged.registered.length > 0 && this.#db.dialect.name === 'postgres' && this.#config.rigs.address_binding !== 'off') {
+    // Another batch (PostgreSQL: beside this one, or on another node) may have registered the same new
+    // id from another address at the same time: then the upsert updated its row instead of inserting
+    // ours. Retried alone, the report is judged again. Read back whatever the engine.
+    if (judged.registered.length > 0 && this.#config.rigs.address_binding !== 'off') {
       const now = await readBindings(this.#db, judged.registered.map((r) => r.rigId), t);
       if (judged.registered.some((r) => now.get(r.rigId)?.bound_address !== r.peer)) throw new RegistrationRace('a rig id was registered from two addresses at once');
     }
@@ -110,20 +105,6 @@ export class ReportBatches {
   async #apply(items: QueuedReport[], t: Transaction): Promise<Verdict[]> {
     const judged = await this.#judge(items, t);
     await this.#write(judged, t);
-    return judged.verdicts;
-  }
-
-  /**
-   * SQLite: judged on the read connection (this process's one writer commits batches one after
-   * another, so no other batch of reports commits in between), then stored as one script, or in a
-   * transaction when it rebinds an id or a value cannot be written into SQL text.
-   */
-  async #direct(items: QueuedReport[], onStart: () => void): Promise<Verdict[]> {
-    const judged = await this.#judge(items);
-    if (judged.rows.length === 0) return judged.verdicts;
-    const script = judged.bindings.length === 0 ? storeRigReportsAsScript(this.#db, judged.rows, onStart) : null;
-    if (script) await script;
-    else await this.#db.writes.run((t) => (onStart(), this.#write(judged, t)));
     return judged.verdicts;
   }
 }

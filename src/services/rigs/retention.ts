@@ -1,6 +1,5 @@
 import type { Database } from '../../db/index.ts';
-import { dbNow } from '../../db/clock.ts';
-import { deleteReportsBefore, newestReportAt } from '../../db/rig-reports.ts';
+import { deleteReportsBefore, newestReportAt, reportClockNow } from '../../db/rigs.ts';
 import { sqlTime } from './history.ts';
 
 export interface RetentionOptions {
@@ -76,7 +75,7 @@ export class RigRetention {
 
   /** The scheduled run: the window measured from min(now, newest stored report); resolves with what it removed. */
   async pruneByNewest(): Promise<PruneRun> {
-    const [now, newest] = await Promise.all([dbNow(this.#db.sequelize), newestReportAt(this.#db)]);
+    const [now, newest] = await Promise.all([reportClockNow(this.#db), newestReportAt(this.#db)]);
     const reference = newest !== null && newest.getTime() < now.getTime() ? newest : now;
     const removed = await this.prune(reference);
     return { removed, cutoff: this.cutoff(reference), reference };
@@ -84,7 +83,7 @@ export class RigRetention {
 
   /** How far the newest stored report lies ahead of the clock (ms), or null when it does not. */
   async aheadOfClock(): Promise<{ newest: Date; aheadMs: number } | null> {
-    const [now, newest] = await Promise.all([dbNow(this.#db.sequelize), newestReportAt(this.#db)]);
+    const [now, newest] = await Promise.all([reportClockNow(this.#db), newestReportAt(this.#db)]);
     if (newest === null || newest.getTime() <= now.getTime()) return null;
     return { newest, aheadMs: newest.getTime() - now.getTime() };
   }

@@ -1,10 +1,8 @@
 import { isIP } from 'node:net';
-import { Op, type WhereOptions } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../db/index.ts';
-import type { Rig, RigReport } from '../../db/models/index.ts';
-import { rigBoundTo, setBinding } from '../../db/rig-bindings.ts';
-import type { ReportRow } from '../../db/rig-reports.ts';
+import type { Rig } from '../../db/models/index.ts';
+import { reportsOf, rigBoundTo, setBinding, type ReportRow } from '../../db/rigs.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
 import { silentLogger } from '../../log.ts';
 import { identityEvents, type RecordIdentityEvent } from './identity-events.ts';
@@ -151,19 +149,7 @@ export class RigService {
     if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_MAX_LIMIT) {
       throw new InvalidInput(`limit must be between 1 and ${HISTORY_MAX_LIMIT}`, [{ field: 'limit', message: 'out of range' }]);
     }
-    const window: Record<symbol, Date> = {};
-    if (q.since) window[Op.gte] = q.since;
-    if (q.until) window[Op.lt] = q.until;
-    const where: WhereOptions<RigReport> = { rig_id: rig.id, ...(q.since || q.until ? { received_at: window } : {}) };
-    const rows = (await this.#db.models.RigReport.findAll({
-      where,
-      order: [
-        ['received_at', 'DESC'],
-        ['id', 'DESC'],
-      ],
-      limit,
-      raw: true,
-    })) as RigReport[];
+    const rows = await reportsOf(this.#db, rig.id, { since: q.since, until: q.until, limit });
     return rows.map((r) => ({
       received_at: new Date(r.received_at),
       serial: r.serial,

@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { Sequelize } from 'sequelize';
 import { noteConnectionLost } from '../../connection-status.ts';
-import { redactUrl } from '../../database-url.ts';
 import type { ConnectOptions, PostgresSettings } from '../contract.ts';
 
 /** database.* defaults (config/schema.ts has the same): what a Sequelize instance made without config uses. */
@@ -139,8 +138,6 @@ export function createSequelize(url: string, opts: ConnectOptions = {}): Sequeli
     dialectOptions: { application_name: 'rigd', connectionTimeoutMillis: 10_000, ...(boundsAtStartup(settings) ? startupBounds(settings) : {}) },
     define: { underscored: true },
   });
-  // For messages: the URL without its password.
-  (sequelize as Sequelize & { rigdTarget?: string }).rigdTarget = redactUrl(url);
   targets.set(sequelize, { url, settings });
   // A pooled connection that breaks (Sequelize then drops it from the pool) marks jobs running now as hit by the outage.
   sequelize.addHook('afterConnect', (connection: unknown) => {

@@ -3,10 +3,9 @@ import { postgresFault } from '../../faults.ts';
 import { MIGRATIONS_TABLE } from '../../migrate.ts';
 import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
-// Sequelize's query generator writes the same multi-row INSERT, RETURNING and ON CONFLICT on both engines.
-import { bulkInsert, bulkInsertIds, upsert } from '../sqlite/bulk.ts';
+import { bulkInsert } from '../bulk-insert.ts';
 import { boundsAtStartup, closeSequelize, createSequelize, settingsOf, writeBoundsSql } from './connection.ts';
-import { insertRows } from './insert-rows.ts';
+import { bulkInsertIds, insertRows } from './insert-rows.ts';
 
 /** Write transactions that may commit at once beside the others (report batches); the pool holds 10 by default. */
 export const BESIDE_WRITES = 4;
@@ -40,7 +39,6 @@ export const postgresDialect: Dialect = {
   },
   bulkInsert,
   bulkInsertIds,
-  upsert,
   insertRows,
   async ping(sequelize) {
     await sequelize.query('SELECT 1');

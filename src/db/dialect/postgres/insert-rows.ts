@@ -1,18 +1,30 @@
 import { QueryTypes, type Model, type ModelStatic, type Transaction } from 'sequelize';
-import type { OnConflict, RawValue } from '../contract.ts';
-import { insertRowsSql } from '../insert-sql.ts';
+import { tableOf } from '../bulk-insert.ts';
+import type { OnConflict, RawValue, Row } from '../contract.ts';
+import { insertRowsSql } from './insert-sql.ts';
+
+/** One multi-row INSERT in t with RETURNING id: the new ids, in the order of rows (all rows have the first row's columns). */
+export async function bulkInsertIds(model: ModelStatic<Model>, rows: Row[], t: Transaction): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const { sequelize, table } = tableOf(model);
+  const qi = sequelize.getQueryInterface();
+  const columns = Object.keys(rows[0]);
+  const sql = `${insertRowsSql((c) => qi.quoteIdentifier(c), table, columns, rows.length)} RETURNING ${qi.quoteIdentifier('id')}`;
+  const bind = rows.flatMap((r) => columns.map((c) => r[c]));
+  const returned = await sequelize.query<{ id: number | string }>(sql, { bind, transaction: t, type: QueryTypes.SELECT });
+  // Ids grow in VALUES order: sorted, they map back to the rows.
+  return returned.map((r) => Number(r.id)).sort((a, b) => a - b);
+}
 
 /**
  * One multi-row INSERT (optionally ... ON CONFLICT DO UPDATE) of rows of values in `columns` order,
- * bound as $n parameters through the transaction's client; the statement text made once per (table,
- * columns, row count). pg sends Dates as timestamptz text. Statements of one transaction queue on its
- * client in the order they were issued, so a caller may issue several and await them together.
+ * bound as $n parameters in t; the statement text made once per (table, columns, row count). pg
+ * sends Dates as timestamptz text.
  */
-export function insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void> {
-  if (rows.length === 0) return Promise.resolve();
-  const sequelize = model.sequelize;
-  if (!sequelize) return Promise.reject(new TypeError(`model ${model.name} is not initialised`));
+export async function insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void> {
+  if (rows.length === 0) return;
+  const { sequelize, table } = tableOf(model);
   const qi = sequelize.getQueryInterface();
-  const sql = insertRowsSql((c) => qi.quoteIdentifier(c), (n) => `$${n}`, model.getTableName() as string, columns, rows.length, onConflict);
-  return sequelize.query(sql, { bind: rows.flat(), transaction: t, type: QueryTypes.RAW }).then(() => undefined);
+  const sql = insertRowsSql((c) => qi.quoteIdentifier(c), table, columns, rows.length, onConflict);
+  await sequelize.query(sql, { bind: rows.flat(), transaction: t, type: QueryTypes.RAW });
 }

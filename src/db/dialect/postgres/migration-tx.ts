@@ -1,4 +1,4 @@
-import type { QueryInterface, Sequelize, Transaction, TransactionOptions } from 'sequelize';
+import type { QueryInterface, QueryOptions, Sequelize, Transaction, TransactionOptions } from 'sequelize';
 import type { Migration } from '../../migrations/types.ts';
 
 /**
@@ -7,15 +7,14 @@ import type { Migration } from '../../migrations/types.ts';
  * runs whole in one.
  */
 function queryInterfaceIn(sequelize: Sequelize, transaction: Transaction): QueryInterface {
-  const inTx = Object.create(sequelize) as Sequelize;
-  const query = sequelize.query.bind(sequelize) as (sql: unknown, options?: Record<string, unknown>) => Promise<unknown>;
-  (inTx as unknown as { query: typeof query }).query = (sql, options) => query(sql, { ...options, transaction: options?.transaction ?? transaction });
-  const begin = sequelize.transaction.bind(sequelize) as (options: TransactionOptions, fn?: (t: Transaction) => Promise<unknown>) => Promise<unknown>;
-  (inTx as unknown as { transaction: unknown }).transaction = (a?: TransactionOptions | ((t: Transaction) => Promise<unknown>), b?: (t: Transaction) => Promise<unknown>) =>
-    typeof a === 'function' ? begin({ transaction }, a) : begin({ ...a, transaction: a?.transaction ?? transaction }, b);
-  const qi = sequelize.getQueryInterface() as QueryInterface & { queryGenerator: unknown };
-  const Ctor = qi.constructor as new (sequelize: Sequelize, queryGenerator: unknown) => QueryInterface;
-  return new Ctor(inTx, qi.queryGenerator);
+  type Query = (sql: string, options?: QueryOptions) => Promise<unknown>;
+  type Begin = (a?: TransactionOptions | ((t: Transaction) => Promise<unknown>), b?: (t: Transaction) => Promise<unknown>) => Promise<unknown>;
+  const query: Query = (sql, options) => sequelize.query(sql, { ...options, transaction: options?.transaction ?? transaction });
+  const begin: Begin = (a, b) =>
+    typeof a === 'function' ? sequelize.transaction({ transaction }, a) : sequelize.transaction({ ...a, transaction: a?.transaction ?? transaction }, b!);
+  // The instance's own methods, but for these two; the QueryInterface's, but on that instance.
+  const inTx: Sequelize = Object.create(sequelize, { query: { value: query }, transaction: { value: begin } });
+  return Object.create(sequelize.getQueryInterface(), { sequelize: { value: inTx } });
 }
 
 /** Lifts the pool's write bounds (database.lock_timeout_s, ...) for one migration's transaction. */

@@ -2,25 +2,25 @@ import { QueryTypes } from 'sequelize';
 import { databaseFault } from '../../faults.ts';
 import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
-import { bulkInsert, bulkInsertIds, insertRows, insertRowsScript, upsert } from './bulk.ts';
-import { checkpointWal, closeSequelize, createSequelize, withWriter } from './connection.ts';
+import { bulkInsert } from '../bulk-insert.ts';
+import { checkpointWal, closeSequelize, createSequelize, releaseAbandoned } from './connection.ts';
+import { bulkInsertIds, insertRows } from './insert-rows.ts';
 
-/** SQLite through sqlite3: WAL, one pinned writer connection, RETURNING (>= 3.35) for new ids. */
+/** SQLite through sqlite3: WAL, one write transaction at a time, its WAL checkpoints off the COMMIT. */
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   connect: createSequelize,
   close: closeSequelize,
-  // One queue, one transaction at a time: the pinned writer connection takes nothing else.
-  writePath: (sequelize, dataDir) => new WritePath(sequelize, {
+  // One queue, one transaction at a time: SQLite takes one writer.
+  writePath: (sequelize, dataDir) =>
+    new WritePath(sequelize, {
       dataDir,
       checkpoint: () => checkpointWal(sequelize),
-      scriptWriter: (fn) => withWriter(sequelize, fn),
+      afterFailure: () => releaseAbandoned(sequelize),
     }),
   bulkInsert,
   bulkInsertIds,
-  upsert,
   insertRows,
-  insertRowsScript,
   async ping(sequelize) {
     await sequelize.query('SELECT 1');
   },

@@ -6,13 +6,13 @@
  * CPU than running it), and the event loop hands sqlite3 one string instead of converting and
  * binding each value.
  *
- * Every value must be stored exactly as binding it would store it. Text, NULL and safe integers go as
+ * Every value is stored exactly as binding it would store it. Text, NULL and safe integers go as
  * JSON. A fraction does not: SQLite's own decimal-to-double conversion is off by one unit in the last
- * place for some inputs (39.884131 became 39.884131000000004), so a fraction goes as [m, 10^k] with
- * m / 10^k its shortest decimal (String(x)) and both exact in a double, and SQLite divides them: IEEE
- * division rounds the exact quotient correctly, which is the double x itself. Values that fit none
- * of these (more than 15 significant digits, exponents, non-finite numbers, text that is not
- * well-formed UTF-16) make rowsJson return null, and the caller binds the batch value by value.
+ * place for some inputs (39.884131 became 39.884131000000004), so any other number goes as [m, e],
+ * its own binary form (m an integer below 2^53, x = m * 2^e), and SQLite computes m * pow(2, e):
+ * both factors exact, their product is x itself (±Infinity too). NaN is stored as NULL, as binding
+ * stores it. Text that is not well-formed UTF-16 has each lone surrogate replaced by U+FFFD, as
+ * binding does.
  */
 import type { OnConflict, RawValue } from '../contract.ts';
 
@@ -22,32 +22,39 @@ export function dateText(d: Date): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00`;
 }
 
-/** Largest integer below 2^53: every integer up to it is exact in a double. */
-const EXACT = 2 ** 53;
-const FRACTION = /^(-?)(\d+)\.(\d+)$/;
-/** Binding turns one into U+FFFD; JSON would carry it as an escape SQLite decodes otherwise. */
 const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
 
-/** A fraction as [m, 10^k] (exact in doubles and in SQLite's 64-bit integers), or null. */
-function fraction(x: number): [number, number] | null {
-  const m = FRACTION.exec(String(x));
-  if (!m || m[3].length > 18) return null;
-  const digits = Number(m[2] + m[3]);
-  if (digits >= EXACT) return null;
-  return [m[1] ? -digits : digits, 10 ** m[3].length];
+const bits = new DataView(new ArrayBuffer(8));
+
+/** x (finite or not, not a safe integer) as [m, e] with x = m * 2^e, m an integer below 2^53. */
+function binary(x: number): [number, number] {
+  if (!Number.isFinite(x)) return [x > 0 ? 1 : -1, 1024];
+  bits.setFloat64(0, x);
+  const hi = bits.getUint32(0);
+  const lo = bits.getUint32(4);
+  const exponent = (hi >>> 20) & 0x7ff;
+  let m = (hi & 0xfffff) * 2 ** 32 + lo;
+  let e = exponent === 0 ? -1074 : exponent - 1075;
+  if (exponent !== 0) m += 2 ** 52;
+  // Shortest form: the trailing zero bits of m moved into e.
+  while (m !== 0 && m % 2 === 0) {
+    m /= 2;
+    e++;
+  }
+  return [hi >>> 31 ? -m : m, e];
 }
 
 export interface JsonRows {
   /** The JSON array of rows (one array of values per row). */
   json: string;
-  /** Bit i set: column i holds at least one fraction ([m, 10^k]). */
-  fractions: number;
+  /** Which columns hold at least one number as [m, e] ('1' at their index, else '0'). */
+  fractions: string;
 }
 
-/** The rows as JSON for rowsSql(), or null when a value cannot travel exactly that way. */
-export function rowsJson(rows: RawValue[][], width: number): JsonRows | null {
-  if (width > 30) return null;
-  let fractions = 0;
+/** The rows as JSON for rowsSql(). */
+export function rowsJson(rows: RawValue[][], width: number): JsonRows {
+  const fractions = new Array<string>(width).fill('0');
   let lastDate: Date | null = null;
   let lastText = '';
   const out: unknown[][] = new Array(rows.length);
@@ -56,16 +63,13 @@ export function rowsJson(rows: RawValue[][], width: number): JsonRows | null {
     const values: unknown[] = new Array(width);
     for (let c = 0; c < width; c++) {
       const v = row[c];
-      if (typeof v === 'string') {
-        if (LONE_SURROGATE.test(v)) return null;
-        values[c] = v;
-      } else if (typeof v === 'number') {
+      if (typeof v === 'string') values[c] = LONE_SURROGATE.test(v) ? v.replace(LONE_SURROGATES, '\ufffd') : v;
+      else if (typeof v === 'number') {
         if (Number.isSafeInteger(v)) values[c] = v;
+        else if (Number.isNaN(v)) values[c] = null;
         else {
-          const f = Number.isFinite(v) ? fraction(v) : null;
-          if (!f) return null;
-          values[c] = f;
-          fractions |= 1 << c;
+          values[c] = binary(v);
+          fractions[c] = '1';
         }
       } else if (v instanceof Date) {
         // A report's time appears several times in its rows: converted once.
@@ -78,26 +82,26 @@ export function rowsJson(rows: RawValue[][], width: number): JsonRows | null {
     }
     out[r] = values;
   }
-  return { json: JSON.stringify(out), fractions };
+  return { json: JSON.stringify(out), fractions: fractions.join('') };
 }
 
 const texts = new Map<string, string>();
 
 /**
- * INSERT INTO table (columns) SELECT ... FROM json_each(?1) [ON CONFLICT ... DO UPDATE ...], quoted
+ * INSERT INTO table (columns) SELECT ... FROM json_each($1) [ON CONFLICT ... DO UPDATE ...], quoted
  * with `quote`; made once per shape and kept.
  */
-export function rowsSql(quote: (name: string) => string, table: string, columns: readonly string[], fractions: number, onConflict?: OnConflict): string {
+export function rowsSql(quote: (name: string) => string, table: string, columns: readonly string[], fractions: string, onConflict?: OnConflict): string {
   const key = `${table}|${columns.join(',')}|${fractions}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}|${onConflict.where ?? ''}` : ''}`;
   let sql = texts.get(key);
   if (!sql) {
     const select = columns.map((_c, i) =>
-      fractions & (1 << i)
-        ? `CASE json_type(value, '$[${i}]') WHEN 'array' THEN CAST(value->>'$[${i}][0]' AS REAL) / (value->>'$[${i}][1]') ELSE value->>${i} END`
+      fractions[i] === '1'
+        ? `CASE json_type(value, '$[${i}]') WHEN 'array' THEN CAST(value->>'$[${i}][0]' AS REAL) * pow(2, value->>'$[${i}][1]') ELSE value->>${i} END`
         : `value->>${i}`,
     );
     // WHERE true: an upsert on INSERT ... SELECT needs it (SQLite's parsing ambiguity with ON).
-    sql = `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) SELECT ${select.join(',')} FROM json_each(?1) WHERE true`;
+    sql = `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) SELECT ${select.join(',')} FROM json_each($1) WHERE true`;
     if (onConflict) {
       sql += ` ON CONFLICT (${onConflict.conflict.map(quote).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${quote(c)}=excluded.${quote(c)}`).join(',')}`;
       if (onConflict.where) sql += ` WHERE ${onConflict.where}`;

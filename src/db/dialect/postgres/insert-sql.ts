@@ -1,25 +1,24 @@
-import type { OnConflict } from './contract.ts';
+import type { OnConflict } from '../contract.ts';
 
 const texts = new Map<string, string>();
 
 /**
  * The text of one multi-row INSERT of `rows` rows of `columns` into `table` (quoted with `quote`),
- * optionally ... ON CONFLICT DO UPDATE of the update columns, with numbered parameters written by
- * `param(n)` (n from 1, row by row); made once per distinct shape and kept.
+ * optionally ... ON CONFLICT DO UPDATE of the update columns, with numbered parameters $n (n from 1,
+ * row by row); made once per distinct shape and kept.
  */
 export function insertRowsSql(
   quote: (name: string) => string,
-  param: (n: number) => string,
   table: string,
   columns: readonly string[],
   rows: number,
   onConflict?: OnConflict,
 ): string {
-  const key = `${param(1)}|${table}|${columns.join(',')}|${rows}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}|${onConflict.where ?? ''}` : ''}`;
+  const key = `${table}|${columns.join(',')}|${rows}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}|${onConflict.where ?? ''}` : ''}`;
   let sql = texts.get(key);
   if (!sql) {
     const width = columns.length;
-    const values = Array.from({ length: rows }, (_, i) => `(${columns.map((_c, j) => param(i * width + j + 1)).join(',')})`).join(',');
+    const values = Array.from({ length: rows }, (_, i) => `(${columns.map((_c, j) => `$${i * width + j + 1}`).join(',')})`).join(',');
     sql = `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) VALUES ${values}`;
     if (onConflict) {
       sql += ` ON CONFLICT (${onConflict.conflict.map(quote).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${quote(c)}=excluded.${quote(c)}`).join(',')}`;

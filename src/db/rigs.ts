@@ -1,7 +1,90 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+/**
+ * The rig report path's statements, all of them: the bindings a batch of reports is judged against
+ * (rigs.bound_address: which VPN address each rig id is bound to; rigs.registered_from: how many ids
+ * each address registered lately), the batch stored (one upsert of the rigs, one insert of the
+ * history), and the history's retention. Services hand it typed rows; no SQL text leaves this file.
+ */
+import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
 import { dbNow } from './clock.ts';
 import type { RawValue } from './dialect/contract.ts';
 import type { Database } from './index.ts';
+import type { RigReport } from './models/index.ts';
+
+/** A rig's binding as a report is judged against it. */
+export interface BindingRow {
+  id: string;
+  bound_address: string | null;
+  last_seen_at: Date;
+}
+
+/** Ids registered by one address since a time, and the oldest of them. */
+export interface Registrations {
+  count: number;
+  oldest: Date | null;
+}
+
+function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(',');
+}
+
+async function select<T extends object>(db: Database, sql: string, params: unknown[], t?: Transaction): Promise<T[]> {
+  return db.sequelize.query<T>(sql, { replacements: params, type: QueryTypes.SELECT, ...(t ? { transaction: t } : {}) });
+}
+
+/**
+ * The bindings of these rig ids (absent ids: not registered). In t on PostgreSQL the rows are locked
+ * until t ends, so batches committing at once judge one rig in turn.
+ */
+export async function readBindings(db: Database, ids: string[], t?: Transaction): Promise<Map<string, BindingRow>> {
+  const out = new Map<string, BindingRow>();
+  if (ids.length === 0) return out;
+  const lock = t && db.dialect.name === 'postgres' ? ' ORDER BY id FOR UPDATE' : '';
+  const rows = await select<{ id: string; bound_address: string | null; last_seen_at: string | Date }>(
+    db,
+    `SELECT id, bound_address, last_seen_at FROM rigs WHERE id IN (${placeholders(ids.length)})${lock}`,
+    ids,
+    t,
+  );
+  for (const r of rows) out.set(r.id, { id: r.id, bound_address: r.bound_address, last_seen_at: new Date(r.last_seen_at) });
+  return out;
+}
+
+/** Per address: the rig ids it registered at or after `since`. */
+export async function readRegistrations(db: Database, addresses: string[], since: Date, t?: Transaction): Promise<Map<string, Registrations>> {
+  const out = new Map<string, Registrations>();
+  if (addresses.length === 0) return out;
+  const rows = await select<{ registered_from: string; n: number | string; oldest: string | Date | null }>(
+    db,
+    `SELECT registered_from, COUNT(*) AS n, MIN(created_at) AS oldest FROM rigs
+      WHERE registered_from IN (${placeholders(addresses.length)}) AND created_at >= ? GROUP BY registered_from`,
+    [...addresses, since],
+    t,
+  );
+  for (const r of rows) out.set(r.registered_from, { count: Number(r.n), oldest: r.oldest === null ? null : new Date(r.oldest) });
+  return out;
+}
+
+/** Binds each rig id to its address in t. */
+export async function writeBindings(db: Database, bindings: { id: string; address: string }[], t: Transaction): Promise<void> {
+  for (const b of bindings) {
+    await db.sequelize.query('UPDATE rigs SET bound_address = ? WHERE id = ?', { replacements: [b.address, b.id], transaction: t });
+  }
+}
+
+/** Binds rig `id` to `address` (null: unbound, the next report binds it). False when there is no such rig. */
+export async function setBinding(db: Database, id: string, address: string | null): Promise<boolean> {
+  return db.writes.run(async (t) => {
+    const [n] = await db.models.Rig.update({ bound_address: address }, { where: { id }, transaction: t });
+    return n === 1;
+  });
+}
+
+/** The rig bound to `address` that reported last, or null. */
+export async function rigBoundTo(db: Database, address: string): Promise<string | null> {
+  const rows = await select<{ id: string }>(db, 'SELECT id FROM rigs WHERE bound_address = ? ORDER BY last_seen_at DESC LIMIT 1', [address]);
+  return rows[0]?.id ?? null;
+}
+
 
 /** One stored report: the rig's new state and its history row. */
 export interface ReportRow {
@@ -90,24 +173,6 @@ export async function storeRigReports(db: Database, reports: ReportRow[], t: Tra
 }
 
 /**
- * The same two statements as one SQL script in a write transaction of their own, where the write
- * path takes scripts (SQLite: one trip through the driver for both, one for COMMIT); null when it
- * does not or a value cannot be written into SQL text, and the batch goes through storeRigReports.
- */
-export function storeRigReportsAsScript(db: Database, reports: ReportRow[], onStart?: () => void): Promise<void> | null {
-  const script = db.dialect.insertRowsScript;
-  if (!script || !db.writes.canRunScript) return null;
-  const { Rig, RigReport } = db.models;
-  // SQLite only (the write path takes scripts there): "now" is this host's clock.
-  const rows = reports.map((r) => ({ ...r, received_at: r.received_at ?? new Date() }));
-  const { rigRows, historyRows } = batchRows(rows);
-  const rigs = script(Rig, RIG_COLUMNS, rigRows, rigUpsert(db, rows));
-  const history = rigs === null ? null : script(RigReport, REPORT_COLUMNS, historyRows);
-  if (rigs === null || history === null) return null;
-  return db.writes.runScript(`${rigs};${history}`, onStart);
-}
-
-/**
  * Deletes in t at most `limit` of the oldest reports received before `before` (stored time text), in
  * one statement: the oldest rows by the received_at index, deleted by id. No id list goes through
  * JavaScript, and the writer is held for one short statement and its COMMIT. Returns the rows deleted.
@@ -126,4 +191,31 @@ export async function newestReportAt(db: Database): Promise<Date | null> {
   const v = row?.newest ?? null;
   if (v === null) return null;
   return v instanceof Date ? v : new Date(String(v).replace(' ', 'T').replace(' ', ''));
+}
+
+/** Now by the clock report times are stored by (PostgreSQL: the server's; SQLite: this host's). */
+export function reportClockNow(db: Database): Promise<Date> {
+  return dbNow(db.sequelize);
+}
+
+/** A rig's stored reports, newest first, received within [since, until), at most `limit`. */
+export async function reportsOf(db: Database, rigId: string, q: { since?: Date; until?: Date; limit: number }): Promise<RigReport[]> {
+  const window: Record<symbol, Date> = {};
+  if (q.since) window[Op.gte] = q.since;
+  if (q.until) window[Op.lt] = q.until;
+  const where: WhereOptions<RigReport> = { rig_id: rigId, ...(q.since || q.until ? { received_at: window } : {}) };
+  return (await db.models.RigReport.findAll({
+    where,
+    order: [
+      ['received_at', 'DESC'],
+      ['id', 'DESC'],
+    ],
+    limit: q.limit,
+    raw: true,
+  })) as RigReport[];
+}
+
+/** Sets a rig's current project in t (an upload named it). */
+export async function setCurrentProject(db: Database, rigId: string, project: string, t: Transaction): Promise<void> {
+  await db.models.Rig.update({ current_project: project }, { where: { id: rigId }, transaction: t });
 }
