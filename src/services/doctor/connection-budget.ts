@@ -44,13 +44,13 @@ export async function checkConnectionBudget(client: pg.Client, poolMax: number):
  * or a proxy): the server sees this connection come from another TCP port than the one it left
  * from. Without database.direct_url, a transaction-mode pooler there would lose LISTEN and let two
  * nodes hold the duties lock: a warn naming database.direct_url. Null when it cannot tell (a Unix
- * socket) or when direct_url is set.
+ * socket) or when direct_url is set. `local`: the port of the socket the client was given (pg's
+ * `stream` option), undefined when unknown.
  */
-export async function checkPooler(client: pg.Client, directUrl: string): Promise<Finding | null> {
+export async function checkPooler(client: pg.Client, directUrl: string, local: number | undefined): Promise<Finding | null> {
   if (directUrl) return null;
   const { rows } = await client.query<{ port: number | null }>('SELECT inet_client_port() AS port');
   const seen = rows[0]?.port;
-  const local = (client as unknown as { connection?: { stream?: { localPort?: number } } }).connection?.stream?.localPort;
   if (seen === null || seen === undefined || local === undefined || Number(seen) === local) return null;
   return warn(
     'pooler',

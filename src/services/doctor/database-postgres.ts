@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import { redactText, redactUrl } from '../../db/database-url.ts';
 import { MIGRATION_NAMES } from '../../db/migrations/names.ts';
 import { postgresOpenError } from '../../db/dialect/postgres/open-error.ts';
@@ -16,7 +17,9 @@ export const MIN_SERVER_VERSION = 13;
 export async function checkPostgresDatabase(url: string, opts: { poolMax?: number; directUrl?: string } = {}): Promise<Finding[]> {
   const target = redactUrl(url);
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url, application_name: 'rigd doctor', connectionTimeoutMillis: 10_000 });
+  // The socket is ours (pg's public `stream` option), so that the pooler check knows this end's port.
+  const socket = new Socket();
+  const client = new pg.Client({ connectionString: url, application_name: 'rigd doctor', connectionTimeoutMillis: 10_000, stream: () => socket });
   try {
     await client.connect();
   } catch (err) {
@@ -50,7 +53,7 @@ export async function checkPostgresDatabase(url: string, opts: { poolMax?: numbe
     }
     if (out.length) return out;
     const budget = await checkConnectionBudget(client, opts.poolMax ?? 10);
-    const pooler = await checkPooler(client, opts.directUrl ?? '');
+    const pooler = await checkPooler(client, opts.directUrl ?? '', socket.localPort);
     const extra = pooler ? [budget, pooler] : [budget];
     if (pending.length > 0) {
       return [warn('database', `${target} (PostgreSQL ${v[0]?.text}) connects; ${pending.length} migration(s) pending: ${pending.join(', ')}`, 'run rigd migrate (rigd serve also applies them on start)'), ...extra];
