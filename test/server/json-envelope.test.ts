@@ -134,6 +134,18 @@ test('the /rigs page: times in UTC ending in Z, no offset (its titles included)'
   t.notOk(/[+-]\d{2}:\d{2}"/.test(page.body), 'no offset time in an attribute');
 });
 
+test('the OpenAPI document describes the envelope for every rigd JSON route under /api/', async (t) => {
+  await setup();
+  const doc = JSON.parse((await ask('GET', '/api/v1/openapi.json')).body) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { required?: string[]; properties?: Record<string, unknown> } }> }> }>> };
+  const own = Object.entries(INVENTORY).filter(([k, kind]) => kind === 'own-json' && k.split(' ')[1]!.startsWith('/api/'));
+  for (const [key] of own) {
+    const [method, path] = key.split(' ') as [string, string];
+    const schema = doc.paths[path]?.[method.toLowerCase()]?.responses['200']?.content?.['application/json']?.schema;
+    t.deepEqual(Object.keys(schema?.properties ?? {}).sort(), ['data', 'success'], `${key}: the document's answer is {success, data}`);
+    t.deepEqual([...(schema?.required ?? [])].sort(), ['data', 'success'], `${key}: both required`);
+  }
+});
+
 test('an empty list names the filters it was asked with; a list with items says empty: null', async (t) => {
   await setup();
   const cases: [string, string | null, Record<string, string>][] = [
