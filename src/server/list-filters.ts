@@ -14,17 +14,17 @@ export function emptyText(what: string, filters: FilterWords): string {
   return given.length ? `no ${what} ${given.join(' ')}` : `no ${what} yet`;
 }
 
-/** The filters a list was asked with, by query parameter name (times ISO 8601 UTC ending in Z); those not given left out. */
-export function givenFilters(filters: Record<string, string | number | Date | undefined>): Record<string, string | number> {
-  return Object.fromEntries(Object.entries(filters).flatMap(([k, v]) => (v === undefined ? [] : [[k, v instanceof Date ? v.toISOString() : v]])));
-}
+/** A filter of a list: its query parameter, its words in a sentence, the value asked for (undefined: not given). */
+export type ListFilter = [param: string, words: string, value: string | number | Date | undefined];
 
 /**
- * The parts every filtered list answers besides its items: `filters` (what was asked) and `empty`
- * (null, or the sentence naming the filters when nothing matched).
+ * The parts every filtered list answers besides its items: `filters` (what was asked, by query
+ * parameter, times ISO 8601 UTC ending in Z) and `empty` (null, or the sentence naming the filters
+ * when nothing matched).
  */
-export function listNotes(count: number, what: string, words: FilterWords, byName: Record<string, string | number | Date | undefined>) {
-  return { filters: givenFilters(byName), empty: count === 0 ? emptyText(what, words) : null };
+export function listNotes(count: number, what: string, filters: ListFilter[]) {
+  const given = filters.flatMap(([param, , v]) => (v === undefined ? [] : [[param, text(v)] as const]));
+  return { filters: Object.fromEntries(given), empty: count === 0 ? emptyText(what, filters.map(([, words, v]) => [words, v])) : null };
 }
 
 /** Their schema, for the route's response (and the OpenAPI document). */

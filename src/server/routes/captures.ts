@@ -7,7 +7,7 @@ import { CONTENT_TYPES, EXPORT_FORMATS, exportTable } from '../../services/captu
 import { ExportSlots } from '../../services/captures/export-slots.ts';
 import { attachment } from '../content-disposition.ts';
 import { success, successSchema } from '../envelope.ts';
-import { type FilterWords, listNotes, listNotesSchema } from '../list-filters.ts';
+import { type ListFilter, listNotes, listNotesSchema } from '../list-filters.ts';
 import { setSessionCookies } from '../plugins/auth.ts';
 import { authOf, webhookUser } from '../credentials.ts';
 
@@ -110,8 +110,8 @@ export function captureRoutes(app: App): ServerRoute[] {
         handler: async (request) => {
           const q = request.query as { rig?: string; project?: string; state?: string; limit: number; before?: number };
           const page = await app.captures.list(q);
-          const words: FilterWords = [['of rig', q.rig], ['in project', q.project], ['in state', q.state], ['before capture', q.before]];
-          return success({ ...page, ...listNotes(page.captures.length, 'captures', words, { rig: q.rig, project: q.project, state: q.state, before: q.before }) });
+          const filters: ListFilter[] = [['rig', 'of rig', q.rig], ['project', 'in project', q.project], ['state', 'in state', q.state], ['before', 'before capture', q.before]];
+          return success({ ...page, ...listNotes(page.captures.length, 'captures', filters) });
         },
       },
     },

@@ -96,7 +96,7 @@ export function rigRoutes(app: App): ServerRoute[] {
           // Serialised (and its ETag taken) once per generation of the rig list (services/rigs/list-cache.ts).
           const { bytes, etag } = await app.rigs.listing.body(`api:${status ?? 'all'}`, async (rigs, at) => {
             const selected = status ? rigs.filter((r) => r.status === status) : rigs;
-            const notes = listNotes(selected.length, 'rigs', [['with status', status]], { status });
+            const notes = listNotes(selected.length, 'rigs', [['status', 'with status', status]]);
             return JSON.stringify(success({ rigs: await withStretches(app.db.reader, app.config, selected, at), ...notes }));
           });
           return jsonBody(request, h, bytes, etag);
@@ -168,7 +168,7 @@ export function rigRoutes(app: App): ServerRoute[] {
               .type('text/csv; charset=utf-8')
               .header('content-disposition', `attachment; filename="${rig.id}-reports.csv"`);
           }
-          const notes = listNotes(reports.length, `reports of rig ${rig.id}`, [['since', q.since], ['until', q.until]], { since: q.since, until: q.until });
+          const notes = listNotes(reports.length, `reports of rig ${rig.id}`, [['since', 'since', q.since], ['until', 'until', q.until]]);
           return success({ rig: rig.id, reports: reports.map(asReportRow), ...notes });
         },
       },
