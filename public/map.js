@@ -151,7 +151,8 @@
       .then(function (body) {
         var first = state.loads === 0;
         state.loads += 1;
-        var added = apply(Array.isArray(body.rigs) ? body.rigs : []);
+        var rigs = body && body.data && Array.isArray(body.data.rigs) ? body.data.rigs : [];
+        var added = apply(rigs);
         if (first) {
           var points = [];
           markers.forEach(function (entry) {

@@ -284,7 +284,7 @@ test('the rig page shows its track of the last 24 hours; a rig without a fix has
 test('GET /map/rigs.json: small fields; /map, its JSON and the map library refused outside the VPN', async (t) => {
   const res = await http(`http://127.0.0.1:${port}/map/rigs.json`);
   t.deepEqual([res.status, res.headers['content-type']], [200, 'application/json; charset=utf-8'], '200 JSON on loopback');
-  const body = JSON.parse(res.text) as { rigs: Record<string, unknown>[] };
+  const body = (JSON.parse(res.text) as { data: { rigs: Record<string, unknown>[] } }).data;
   t.deepEqual(body.rigs.map((r) => r.id).sort(), ['evil', 'lostfix', 'newcomer', 'rig-a', 'rig-b', 'rig-c'], 'the rigs with a fix, or a last known one');
   const lost = body.rigs.find((r) => r.id === 'lostfix') as Record<string, unknown> | undefined;
   t.deepEqual([lost?.lat, lost?.lon], [60, 25], 'lostfix: at its last fix');

@@ -191,7 +191,7 @@ test('real answers fit the document: login, users PUT, rigs list, upload URL, we
   const list = await rig('/api/v1/rigs', { headers: { authorization: token } });
   t.equal(list.status, 200);
   const rigs = JSON.parse(list.body);
-  t.equal(rigs.rigs.length, 1, 'the rig reported above is listed');
+  t.equal(rigs.data.rigs.length, 1, 'the rig reported above is listed');
   fits(t, 'rigs list', okSchema('get', '/api/v1/rigs'), rigs);
 
   const upload = await rig('/api/v1/rigs/upload?key=rig200/a.sqlite&size=4096&project=alpha');

@@ -41,7 +41,7 @@ test('rig page lists the offline periods and online shares; the API listing carr
     // The API is served on the rig VPN only: injected as if from a VPN address.
     const list = await s.server.inject({ url: '/api/v1/rigs', headers: { host: 'vpn.rigs.internal', authorization: `Bearer ${token}` }, remoteAddress: '10.144.220.2' });
     t.equal(list.statusCode, 200, `API listing 200 ${list.payload.slice(0, 200)}`);
-    const byId = Object.fromEntries(JSON.parse(list.payload).rigs.map((r: { id: string }) => [r.id, r]));
+    const byId = Object.fromEntries(JSON.parse(list.payload).data.rigs.map((r: { id: string }) => [r.id, r]));
     t.equal(byId.rig5.online_since, null, 'rig5 offline: online_since null');
     t.equal(new Date(byId.rig5.offline_since).getTime(), new Date(byId.rig5.last_seen_at).getTime(), 'rig5: offline since its last report');
     t.equal(new Date(byId.rig6.online_since).getTime(), new Date(byId.rig6.last_seen_at).getTime(), 'rig6: online since its only report');

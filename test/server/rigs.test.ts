@@ -113,7 +113,7 @@ test('GET /api/v1/rigs: token and VPN rule; status, position, version, serial, p
   t.equal(ok.status, 200, '200 with a token from the VPN');
   t.equal(ok.headers['content-type'], 'application/json; charset=utf-8', 'JSON');
   const body = JSON.parse(ok.body);
-  const a = body.rigs.find((r: { id: string }) => r.id === 'rig-a');
+  const a = body.data.rigs.find((r: { id: string }) => r.id === 'rig-a');
   t.equal(body.success, true, 'success');
   t.deepEqual(
     Object.keys(a).sort(),
@@ -121,7 +121,7 @@ test('GET /api/v1/rigs: token and VPN rule; status, position, version, serial, p
     'fields (online_since / offline_since, bound_address added)',
   );
   t.deepEqual([a.status, a.serial, a.latitude, a.current_project, a.vpn_name], ['online', 'SN-A', 47.5, null, 'rig-a.rigs.internal'], 'values');
-  t.deepEqual(JSON.parse(online.body).rigs, [], '?status=offline: none');
+  t.deepEqual(JSON.parse(online.body).data.rigs, [], '?status=offline: none');
   t.equal(noToken.status, 401, 'no token: 401');
   t.equal(badStatus.status, 400, 'unknown status: 400');
   const outside = await net.request('outside', { url: `http://10.145.70.1:${s.server.info.port}/api/v1/rigs`, headers: { host: VPN_HOST, authorization: token } });
@@ -139,15 +139,15 @@ test('GET /api/v1/rigs and /rigs from the cached list: ETag over the bytes, 304,
   t.equal(first.headers['cache-control'], 'max-age=0, private, must-revalidate', 'revalidate');
   const same = await net.request('rigs', get('/api/v1/rigs', { 'if-none-match': String(first.headers['etag']) }));
   t.deepEqual([same.status, same.body, same.headers['etag']], [304, '', first.headers['etag']], 'unchanged: 304 with the same ETag');
-  t.notOk(JSON.parse(first.body).rigs.some((r: { id: string }) => r.id === 'rig-new'), 'rig-new not there yet');
+  t.notOk(JSON.parse(first.body).data.rigs.some((r: { id: string }) => r.id === 'rig-new'), 'rig-new not there yet');
   const page = await net.request('rigs', get('/rigs'));
   t.notOk(page.body.includes('rig-new'), 'nor on the page');
   isOk(t, await net.request('rigs', put('rig-new', full('SN-NEW'))), 'a report');
   const next = await net.request('rigs', get('/api/v1/rigs', { 'if-none-match': String(first.headers['etag']) }));
   t.equal(next.status, 200, 'the old ETag no longer matches: 200');
   t.notEqual(next.headers['etag'], first.headers['etag'], 'a new ETag');
-  t.ok(JSON.parse(next.body).rigs.some((r: { id: string; status: string }) => r.id === 'rig-new' && r.status === 'online'), 'the report shows in the next listing');
-  const online = JSON.parse((await net.request('rigs', get('/api/v1/rigs?status=online'))).body).rigs.map((r: { id: string }) => r.id);
+  t.ok(JSON.parse(next.body).data.rigs.some((r: { id: string; status: string }) => r.id === 'rig-new' && r.status === 'online'), 'the report shows in the next listing');
+  const online = JSON.parse((await net.request('rigs', get('/api/v1/rigs?status=online'))).body).data.rigs.map((r: { id: string }) => r.id);
   t.ok(online.includes('rig-new') && online.includes('rig-a'), 'the status filter has its own body');
   t.ok((await net.request('rigs', get('/rigs'))).body.includes('rig-new'), 'and on the next page');
 });
@@ -158,16 +158,16 @@ test('GET /api/v1/rigs/:id/reports: newest first, since/until/limit, CSV export'
   for (const serial of ['H1', 'H2', 'H3']) t.equal((await net.request('rigs', put('hist', full(serial)))).status, 200, `report ${serial}`);
   t.equal((await net.request('rigs', put('hist', csvRig))).status, 200, 'report with CSV-hostile text');
   const get = (q: string) => net.request('rigs', { url: `${base}/api/v1/rigs/HIST/reports${q}`, headers: { host: VPN_HOST, authorization: token } });
-  const all = JSON.parse((await get('')).body);
-  t.deepEqual(all.reports.map((r: { serial: string }) => r.serial), ['=cmd|x', 'H3', 'H2', 'H1'], 'newest first');
+  const all = JSON.parse((await get('')).body).data;
+  t.deepEqual(all.reports.map((r: { rig_serial: string }) => r.rig_serial), ['=cmd|x', 'H3', 'H2', 'H1'], 'newest first');
   t.equal(all.rig, 'hist', 'rig id');
-  const limited = JSON.parse((await get('?limit=2')).body);
-  t.deepEqual(limited.reports.map((r: { serial: string }) => r.serial), ['=cmd|x', 'H3'], 'limit=2');
+  const limited = JSON.parse((await get('?limit=2')).body).data;
+  t.deepEqual(limited.reports.map((r: { rig_serial: string }) => r.rig_serial), ['=cmd|x', 'H3'], 'limit=2');
   const until = all.reports[1].received_at;
-  const windowed = JSON.parse((await get(`?until=${encodeURIComponent(until)}`)).body);
-  t.deepEqual(windowed.reports.map((r: { serial: string }) => r.serial), ['H2', 'H1'], 'until is exclusive');
-  const since = JSON.parse((await get(`?since=${encodeURIComponent(until)}`)).body);
-  t.deepEqual(since.reports.map((r: { serial: string }) => r.serial), ['=cmd|x', 'H3'], 'since is inclusive');
+  const windowed = JSON.parse((await get(`?until=${encodeURIComponent(until)}`)).body).data;
+  t.deepEqual(windowed.reports.map((r: { rig_serial: string }) => r.rig_serial), ['H2', 'H1'], 'until is exclusive');
+  const since = JSON.parse((await get(`?since=${encodeURIComponent(until)}`)).body).data;
+  t.deepEqual(since.reports.map((r: { rig_serial: string }) => r.rig_serial), ['=cmd|x', 'H3'], 'since is inclusive');
   t.equal((await get('?limit=10001')).status, 400, 'limit above the cap: 400');
   t.equal((await get('?since=yesterday')).status, 400, 'bad date: 400');
   const missing = await net.request('rigs', { url: `${base}/api/v1/rigs/nope/reports`, headers: { host: VPN_HOST, authorization: token } });
@@ -179,6 +179,7 @@ test('GET /api/v1/rigs/:id/reports: newest first, since/until/limit, CSV export'
   t.equal(lines[0], 'received_at,rig_serial,gpsd_latitude,gpsd_longitude,local_ip,software_version,git_branch,peer_address', 'header row');
   t.equal(lines[1], `${all.reports[0].received_at},'=cmd|x,-1.5,,10.1.1.1,"a,""b""",x,10.144.70.2`, 'quoted, formula neutralised, numbers untouched');
   t.equal(lines.length, 6, 'four rows, header, final CRLF');
+  t.deepEqual(Object.keys(all.reports[0]), (lines[0] ?? '').split(','), 'the JSON fields are the CSV columns: same names, same order');
 });
 
 test('teardown', async (t) => {

@@ -124,7 +124,7 @@ test('DELETE /api/v1/sessions revokes the presented token', async (t) => {
     t.equal((await put(ana.token)).status, 200, 'token works');
     const del = await http(`${s.url}/api/v1/sessions`, { method: 'DELETE', headers: { authorization: ana.token } });
     t.equal(del.status, 200);
-    t.deepEqual(del.json(), { data: { success: true } });
+    t.deepEqual(del.json(), { success: true, data: { username: 'ana' } }, 'the envelope: the user whose session ended');
     const after = await put(ana.token);
     t.equal(after.status, 401, 'revoked token: 401');
     t.equal(after.json().error.code, 'invalid_token');

@@ -1,6 +1,7 @@
 import { durationText } from '../../services/rigs/availability.ts';
 import type { RigDetail } from '../../services/rigs/detail.ts';
 import type { HistoryEntry } from '../../services/rigs/history.ts';
+import { absoluteTime } from '../../services/time-text.ts';
 import { renderTable } from '../table.ts';
 
 /** Keys and error codes come from rigs and files: control characters are shown escaped. */
@@ -16,7 +17,7 @@ export function positionText(lat: number | null, lon: number | null): string {
 function positionLine(d: RigDetail): string {
   if (d.latitude !== null && d.longitude !== null) return positionText(d.latitude, d.longitude);
   if (!d.last_fix) return '- (no fix reported)';
-  return `${positionText(d.last_fix.latitude, d.last_fix.longitude)} (last fix ${d.last_fix.age} ago, ${d.last_fix.absolute}; no fix in the last report)`;
+  return `${positionText(d.last_fix.latitude, d.last_fix.longitude)} (last fix ${d.last_fix.age} ago, ${absoluteTime(new Date(d.last_fix.at))}; no fix in the last report)`;
 }
 
 /** A stored ISO time for a table: to the second (JSON and CSV keep the milliseconds). */
@@ -37,8 +38,8 @@ export function rigDetailText(d: RigDetail): string {
     ['local_ip', d.lan_ip ?? '-'],
     ['position', positionLine(d)],
     ['project', d.current_project ?? '-'],
-    ['last report', `${d.last_report.ago} (${d.last_report.absolute})`],
-    ['first seen', `${d.first_seen.ago} (${d.first_seen.absolute})`],
+    ['last report', `${d.last_report.ago} (${absoluteTime(new Date(d.last_report.at))})`],
+    ['first seen', `${d.first_seen.ago} (${absoluteTime(new Date(d.first_seen.at))})`],
   ];
   const width = Math.max(...fields.map(([k]) => k.length));
   let out = `rig ${d.id}: ${d.status}\n${fields.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n')}\n`;
@@ -90,5 +91,5 @@ function availabilityText(d: RigDetail): string {
 export const HISTORY_HEADER = ['TIME', 'POSITION', 'SERIAL', 'LOCAL IP', 'BRANCH (VERSION)', 'VPN ADDRESS'];
 
 export function historyRow(e: HistoryEntry): string[] {
-  return [seconds(e.received_at), positionText(e.latitude, e.longitude), e.rig_serial, e.local_ip ?? '-', `${e.git_branch} (${e.software_version})`, e.peer_address];
+  return [seconds(e.received_at), positionText(e.gpsd_latitude, e.gpsd_longitude), e.rig_serial, e.local_ip ?? '-', `${e.git_branch} (${e.software_version})`, e.peer_address];
 }

@@ -6,6 +6,7 @@ import { databaseFault, FaultEpisodes } from '../../db/faults.ts';
 import { redactText } from '../../db/database-url.ts';
 import { addResponseStep } from './lifecycle.ts';
 import { httpErrorPageHtml } from '../error-page.ts';
+import { failure } from '../envelope.ts';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -93,7 +94,7 @@ function render(request: Request, h: ResponseToolkit, e: HttpError) {
   if (format === 'html') {
     return h.response(httpErrorPageHtml(e.status, e.message, request.path)).type('text/html; charset=utf-8').code(e.status);
   }
-  return h.response({ success: false, error: { code: e.code, message: e.message, details: e.details } }).code(e.status);
+  return h.response(failure(e.code, e.message, e.details)).code(e.status);
 }
 
 /** Turns every error response into the route's error format (JSON by default). */

@@ -1,18 +1,8 @@
-import Joi from 'joi';
+import { failureSchema } from '../envelope.ts';
 import { toSchema } from './convert-schema.ts';
 
-/** The error body of every JSON route (src/server/ext/errors.ts writes it). */
-export const errorBody = Joi.object({
-  success: Joi.boolean().valid(false).required(),
-  error: Joi.object({
-    code: Joi.string().required().description('Stable machine-readable code, e.g. invalid_input, missing_token, not_found.'),
-    message: Joi.string().required().description('One line for people.'),
-    details: Joi.array()
-      .items(Joi.object({ field: Joi.string().required(), message: Joi.string().required() }).unknown(true))
-      .required()
-      .description('One entry per field at fault; empty when no field is.'),
-  }).required(),
-}).description('What every JSON route answers on an error.');
+/** The error body of every JSON route (src/server/envelope.ts). */
+export const errorBody = failureSchema;
 
 /** Names of the security schemes. */
 export const TOKEN_HEADER = 'tokenHeader';

@@ -6,6 +6,8 @@ import { appendAudit } from '../../services/audit/log.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, exportTable } from '../../services/captures/export.ts';
 import { ExportSlots } from '../../services/captures/export-slots.ts';
 import { attachment } from '../content-disposition.ts';
+import { success, successSchema } from '../envelope.ts';
+import { type ListFilter, listNotes, listNotesSchema } from '../list-filters.ts';
 import { setSessionCookies } from '../plugins/auth.ts';
 import { authOf, webhookUser } from '../credentials.ts';
 
@@ -101,16 +103,15 @@ export function captureRoutes(app: App): ServerRoute[] {
         description: 'List captures, newest first, a page at a time',
         tags: ['captures'],
         response: {
-          schema: Joi.object({
-            success: Joi.boolean().required(),
-            data: Joi.object({ captures: Joi.array().items(captureView).required(), next_before: Joi.number().integer().allow(null).required() }).required(),
-          }),
+          schema: successSchema(Joi.object({ captures: Joi.array().items(captureView).required(), next_before: Joi.number().integer().allow(null).required(), ...listNotesSchema })),
           sample: 0,
         },
         validate: { query: listQuery },
         handler: async (request) => {
           const q = request.query as { rig?: string; project?: string; state?: string; limit: number; before?: number };
-          return { success: true, data: await app.captures.list(q) };
+          const page = await app.captures.list(q);
+          const filters: ListFilter[] = [['rig', 'of rig', q.rig], ['project', 'in project', q.project], ['state', 'in state', q.state], ['before', 'before capture', q.before]];
+          return success({ ...page, ...listNotes(page.captures.length, 'captures', filters) });
         },
       },
     },
@@ -121,9 +122,9 @@ export function captureRoutes(app: App): ServerRoute[] {
         auth: 'token',
         description: 'One capture and its ingestion state',
         tags: ['captures'],
-        response: { schema: Joi.object({ success: Joi.boolean().required(), data: Joi.object({ capture: captureView.required() }).required() }), sample: 0 },
+        response: { schema: successSchema(Joi.object({ capture: captureView.required() })), sample: 0 },
         validate: { params: Joi.object({ id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).required() }) },
-        handler: async (request) => ({ success: true, data: { capture: await app.captures.get(Number(request.params.id)) } }),
+        handler: async (request) => success({ capture: await app.captures.get(Number(request.params.id)) }),
       },
     },
     {

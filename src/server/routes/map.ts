@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ServerRoute } from '@hapi/hapi';
 import type { App } from '../../services/app.ts';
+import { success } from '../envelope.ts';
 import { pageAuth } from '../plugins/auth.ts';
 import { mapRigs } from '../../services/rigs/track.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
@@ -60,7 +61,7 @@ export function mapRoutes(app: App): ServerRoute[] {
           // Nothing here changes unless a rig does (no time of generation), so the ETag lets an
           // unchanged list be answered 304.
           const rigs = await mapRigs(app.db.reader, app.config, new Date());
-          return { success: true, rigs };
+          return success({ rigs });
         },
       },
     },

@@ -4,7 +4,6 @@ import { formatDistance } from 'date-fns/formatDistance';
 import type { App } from '../../services/app.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
 import type { RigView } from '../../services/rigs/service.ts';
-import { isoWithOffset } from '../../services/time-text.ts';
 import { pageAuth } from '../plugins/auth.ts';
 import { PUBLIC_DIR } from '../views.ts';
 
@@ -38,7 +37,7 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
       // Like Rails' time_ago_in_words: "5 minutes ago", "about 2 hours ago".
       lastSeen: formatDistance(r.last_seen_at, now, { addSuffix: true }),
       lastSeenIso: r.last_seen_at.toISOString(),
-      lastSeenTitle: isoWithOffset(r.last_seen_at),
+      lastSeenTitle: r.last_seen_at.toISOString(),
     })),
   };
 }

@@ -2,7 +2,9 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { InvalidInput } from '../../errors.ts';
 import { addressText } from '../client-address.ts';
+import { success, successSchema } from '../envelope.ts';
 import { jsonBody } from '../ext/headers.ts';
+import { listNotes, listNotesSchema } from '../list-filters.ts';
 import type { App } from '../../services/app.ts';
 import { withStretches } from '../../services/rigs/availability.ts';
 import { rigDetail } from '../../services/rigs/detail.ts';
@@ -42,15 +44,16 @@ const rigView = Joi.object({
   offline_since: Joi.string().isoDate().allow(null).description('The last report, when the rig is offline now; null when online.'),
 });
 
+/** One report of the history: the interface's field names, the same as the CSV's columns. */
 const reportView = Joi.object({
-  received_at: Joi.date().iso().required(),
-  serial: Joi.string().required(),
-  lan_ip: Joi.string().allow(null).required(),
-  peer_address: Joi.string().required(),
-  version: Joi.string().allow('').required(),
-  branch: Joi.string().allow('').required(),
-  latitude: Joi.number().allow(null).required(),
-  longitude: Joi.number().allow(null).required(),
+  received_at: Joi.string().isoDate().required().description('ISO 8601 UTC, ending in Z.'),
+  rig_serial: Joi.string().required(),
+  gpsd_latitude: Joi.number().allow(null).required(),
+  gpsd_longitude: Joi.number().allow(null).required(),
+  local_ip: Joi.string().allow(null).required(),
+  software_version: Joi.string().allow('').required(),
+  git_branch: Joi.string().allow('').required(),
+  peer_address: Joi.string().required().description('The VPN address the report came from.'),
 });
 
 /** Everything under /api/v1/rigs: the VPN rule applies to all of it (the seed's rule). */
@@ -86,14 +89,15 @@ export function rigRoutes(app: App): ServerRoute[] {
         description: 'List rigs with their computed status',
         tags: ['rigs'],
         app: { vpn: 'rig' },
-        response: { schema: Joi.object({ success: Joi.boolean().required(), rigs: Joi.array().items(rigView).required() }), sample: 0 },
+        response: { schema: successSchema(Joi.object({ rigs: Joi.array().items(rigView).required(), ...listNotesSchema })), sample: 0 },
         validate: { query: Joi.object({ status: Joi.string().valid(...RIG_STATUSES) }) },
         handler: async (request, h) => {
           const status = request.query.status as RigStatus | undefined;
           // Serialised (and its ETag taken) once per generation of the rig list (services/rigs/list-cache.ts).
           const { bytes, etag } = await app.rigs.listing.body(`api:${status ?? 'all'}`, async (rigs, at) => {
             const selected = status ? rigs.filter((r) => r.status === status) : rigs;
-            return JSON.stringify({ success: true, rigs: await withStretches(app.db.reader, app.config, selected, at) });
+            const notes = listNotes(selected.length, 'rigs', [['status', 'with status', status]]);
+            return JSON.stringify(success({ rigs: await withStretches(app.db.reader, app.config, selected, at), ...notes }));
           });
           return jsonBody(request, h, bytes, etag);
         },
@@ -110,8 +114,7 @@ export function rigRoutes(app: App): ServerRoute[] {
         tags: ['rigs'],
         app: { vpn: 'rig' },
         response: {
-          schema: Joi.object({
-            success: Joi.boolean().required(),
+          schema: successSchema(Joi.object({
             rig: Joi.object({
               id: Joi.string().required(),
               status: Joi.string().valid(...RIG_STATUSES).required(),
@@ -128,10 +131,10 @@ export function rigRoutes(app: App): ServerRoute[] {
             })
               .unknown(true)
               .required(),
-          }),
+          })),
           sample: 0,
         },
-        handler: async (request) => ({ success: true, rig: await rigDetail(app.db.reader, app.config, String(request.params.id), new Date()) }),
+        handler: async (request) => success({ rig: await rigDetail(app.db.reader, app.config, String(request.params.id), new Date()) }),
       },
     },
     {
@@ -143,7 +146,7 @@ export function rigRoutes(app: App): ServerRoute[] {
         tags: ['rigs'],
         app: { vpn: 'rig' },
         response: {
-          schema: Joi.object({ success: Joi.boolean().required(), rig: Joi.string().required(), reports: Joi.array().items(reportView).required() }),
+          schema: successSchema(Joi.object({ rig: Joi.string().required(), reports: Joi.array().items(reportView).required(), ...listNotesSchema })),
           sample: 0,
         },
         plugins: { openapi: { alternatives: { 'text/csv': Joi.string() } } },
@@ -165,7 +168,8 @@ export function rigRoutes(app: App): ServerRoute[] {
               .type('text/csv; charset=utf-8')
               .header('content-disposition', `attachment; filename="${rig.id}-reports.csv"`);
           }
-          return { success: true, rig: rig.id, reports };
+          const notes = listNotes(reports.length, `reports of rig ${rig.id}`, [['since', 'since', q.since], ['until', 'until', q.until]]);
+          return success({ rig: rig.id, reports: reports.map(asReportRow), ...notes });
         },
       },
     },

@@ -4,6 +4,7 @@ import type { App } from '../../services/app.ts';
 import { InvalidInput } from '../../errors.ts';
 import { TOKEN_COOKIE } from '../plugins/auth.ts';
 import { authOf } from '../credentials.ts';
+import { success, successSchema } from '../envelope.ts';
 
 const loginPayload = Joi.object({
   login: Joi.string().min(1).max(254),
@@ -71,13 +72,13 @@ export function sessionRoutes(app: App): ServerRoute[] {
         auth: 'token',
         description: 'End the session of the presented token',
         tags: ['sessions'],
-        response: { schema: Joi.object({ data: Joi.object({ success: Joi.boolean().required() }).required() }), sample: 0 },
+        response: { schema: successSchema(Joi.object({ username: Joi.string().required().description('The user whose session ended.') })), sample: 0 },
         handler: async (request, h) => {
           const { token, user } = authOf(request);
           await app.sessions.revoke(token, { username: user.username, client: request.app.client?.toString() ?? null });
           h.unstate(TOKEN_COOKIE);
           request.cookieAuth.clear();
-          return { data: { success: true } };
+          return success({ username: user.username });
         },
       },
     },

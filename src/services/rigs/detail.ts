@@ -6,16 +6,16 @@ import { rigAvailability, type Availability } from './availability.ts';
 import { rigNotFound, findRig } from './lookup.ts';
 import { fixAge } from './last-fix.ts';
 import { statusMeaning, type RigStatus } from './status.ts';
-import { absoluteTime, timeAgo } from '../time-text.ts';
+import { timeAgo } from '../time-text.ts';
 
 /**
- * A moment shown three ways: `at` ISO 8601 UTC ending in Z (scripts, like every time in rigd's JSON),
- * `ago` words (a glance), `absolute` the gateway's local time with its zone (people).
+ * A moment shown two ways: `at` ISO 8601 UTC ending in Z (scripts, like every time in rigd's JSON),
+ * `ago` words (a glance). The gateway's local time for people (absoluteTime) is added where text is
+ * rendered (the terminal, the rig page), never in JSON.
  */
 export interface TimeView {
   at: string;
   ago: string;
-  absolute: string;
 }
 
 /** Consecutive reports from one position, newest run first. */
@@ -90,7 +90,7 @@ const iso = (value: string | Date) => new Date(value).toISOString();
 const isoOrNull = (value: string | Date | null) => (value === null ? null : iso(value));
 
 export function timeView(value: Date, now: Date): TimeView {
-  return { at: value.toISOString(), ago: timeAgo(value, now), absolute: absoluteTime(value) };
+  return { at: value.toISOString(), ago: timeAgo(value, now) };
 }
 
 /** Runs of identical positions (a parked rig reports the same fix for hours). */

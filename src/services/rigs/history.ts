@@ -3,13 +3,16 @@ import type { Reader } from '../../db/reader.ts';
 import { findRig, rigNotFound } from './lookup.ts';
 import type { RigReportView } from './service.ts';
 
-/** One report of the history as `rigd rigs history` shows it (the rig's own field names where it has them). */
+/**
+ * One report of the history under the interface's field names (the names a rig sends), the same in
+ * JSON and CSV, from the API and `rigd rigs history` alike (docs/http-api.md#renamed-fields).
+ */
 export interface HistoryEntry {
   /** ISO 8601 UTC (`...Z`). */
   received_at: string;
-  latitude: number | null;
-  longitude: number | null;
   rig_serial: string;
+  gpsd_latitude: number | null;
+  gpsd_longitude: number | null;
   local_ip: string | null;
   software_version: string;
   git_branch: string;
@@ -57,9 +60,9 @@ export async function rigHistory(
     truncated: rows.length > limit,
     entries: rows.slice(0, limit).map((r) => ({
       received_at: new Date(r.received_at).toISOString(),
-      latitude: r.latitude,
-      longitude: r.longitude,
       rig_serial: r.serial,
+      gpsd_latitude: r.latitude,
+      gpsd_longitude: r.longitude,
       local_ip: r.lan_ip,
       software_version: r.version,
       git_branch: r.branch,

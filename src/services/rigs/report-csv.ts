@@ -2,41 +2,35 @@ import { toCsv } from '../csv.ts';
 import type { HistoryEntry } from './history.ts';
 import type { RigReportView } from './service.ts';
 
-/** A report as the rig sent it (its own field names), as the CSV export writes it. */
-type ReportRow = Omit<HistoryEntry, 'received_at'> & { received_at: string | Date };
-
 /**
  * The rig report history as CSV (GET /api/v1/rigs/:id/reports?format=csv and `rigd rigs history --csv`):
- * the rig's own field names; rig-reported text guarded against spreadsheet formulas.
+ * the columns and names of the JSON history (HistoryEntry); rig-reported text guarded against spreadsheet formulas.
  */
-const COLUMNS: { name: keyof ReportRow; text?: boolean }[] = [
+const COLUMNS: { name: keyof HistoryEntry; text?: boolean }[] = [
   { name: 'received_at' },
   { name: 'rig_serial', text: true },
-  { name: 'latitude' },
-  { name: 'longitude' },
+  { name: 'gpsd_latitude' },
+  { name: 'gpsd_longitude' },
   { name: 'local_ip' },
   { name: 'software_version', text: true },
   { name: 'git_branch', text: true },
   { name: 'peer_address' },
 ];
 
-/** Header names as the rig sends them (gpsd_latitude, gpsd_longitude). */
-const HEADER: Partial<Record<keyof ReportRow, string>> = { latitude: 'gpsd_latitude', longitude: 'gpsd_longitude' };
-
-export function reportsCsv(rows: ReportRow[]): string {
+export function reportsCsv(rows: HistoryEntry[]): string {
   return toCsv(
-    COLUMNS.map((c) => ({ name: HEADER[c.name] ?? c.name, get: (r: ReportRow) => r[c.name], text: c.text })),
+    COLUMNS.map((c) => ({ name: c.name, get: (r: HistoryEntry) => r[c.name], text: c.text })),
     rows,
   );
 }
 
-/** A stored history row under the rig's own field names. */
-export function asReportRow(r: RigReportView): ReportRow {
+/** A stored history row as JSON and CSV name it (times ISO 8601 UTC ending in Z). */
+export function asReportRow(r: RigReportView): HistoryEntry {
   return {
-    received_at: r.received_at,
+    received_at: r.received_at.toISOString(),
     rig_serial: r.serial,
-    latitude: r.latitude,
-    longitude: r.longitude,
+    gpsd_latitude: r.latitude,
+    gpsd_longitude: r.longitude,
     local_ip: r.lan_ip,
     software_version: r.version,
     git_branch: r.branch,
