@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { formatDistance } from 'date-fns/formatDistance';
 import { withStretches } from '../../services/rigs/availability.ts';
 import { RIG_STATUSES, type RigStatus } from '../../services/rigs/status.ts';
-import type { RigView } from '../../services/rigs/service.ts';
+import type { RigView } from '../../services/rigs/view.ts';
 import { listRigs } from '../../services/rigs/queries.ts';
 import { printJson, withReader } from '../context.ts';
 import { UsageError } from '../fail.ts';

@@ -1,6 +1,6 @@
 import { formatDistance } from 'date-fns/formatDistance';
 import { RIG_STATUSES, type RigStatus } from '../../services/rigs/status.ts';
-import type { RigView } from '../../services/rigs/service.ts';
+import type { RigView } from '../../services/rigs/view.ts';
 
 /** How the rig list is ordered: natural id order, or most recently seen first. */
 export const RIG_SORTS = ['id', 'last-seen'] as const;

@@ -1,6 +1,6 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import { useState } from 'react';
-import type { RigView } from '../../services/rigs/service.ts';
+import type { RigView } from '../../services/rigs/view.ts';
 import { terminalText } from '../terminal-text.ts';
 import { fitAndAlign } from './columns.ts';
 import { RIG_FLOORS, RIG_HEADER, RIG_PRIORITY, rigCells, rigSummary, selectRigs, type RigFilter, type RigSort } from './rig-list.ts';

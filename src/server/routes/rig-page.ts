@@ -3,7 +3,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import { formatDistance } from 'date-fns/formatDistance';
 import type { App } from '../../services/app.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
-import type { RigView } from '../../services/rigs/service.ts';
+import type { RigView } from '../../services/rigs/view.ts';
 import { isoWithOffset } from '../../services/time-text.ts';
 import { pageAuth } from '../plugins/auth.ts';
 import { PUBLIC_DIR } from '../views.ts';

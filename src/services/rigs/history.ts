@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
 import { findRig, rigNotFound } from './lookup.ts';
-import type { RigReportView } from './service.ts';
+import type { RigReportView } from './view.ts';
 
 /** One report of the history as `rigd rigs history` shows it (the rig's own field names where it has them). */
 export interface HistoryEntry {

@@ -1,6 +1,6 @@
 import { toCsv } from '../csv.ts';
 import type { HistoryEntry } from './history.ts';
-import type { RigReportView } from './service.ts';
+import type { RigReportView } from './view.ts';
 
 /** A report as the rig sent it (its own field names), as the CSV export writes it. */
 type ReportRow = Omit<HistoryEntry, 'received_at'> & { received_at: string | Date };
