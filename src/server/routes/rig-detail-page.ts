@@ -3,7 +3,7 @@ import type { App } from '../../services/app.ts';
 import { durationText } from '../../services/rigs/availability.ts';
 import { rigDetail, type RigDetail } from '../../services/rigs/detail.ts';
 import { rigTrack } from '../../services/rigs/track.ts';
-import { timeAgo } from '../../services/time-text.ts';
+import { timeAgo } from '../../services/time-ago.ts';
 import { pageAuth } from '../plugins/auth.ts';
 import { lanLink } from './rig-page.ts';
 
