@@ -4,7 +4,7 @@
  * Items that leave the list (retention, --limit) yield nothing.
  */
 import type { CaptureView } from '../services/captures/service.ts';
-import type { RigView } from '../services/rigs/service.ts';
+import type { RigView } from '../services/rigs/view.ts';
 import type { UploadView } from '../services/uploads/service.ts';
 
 export type RigEvent =

@@ -4,8 +4,9 @@ import type { App } from '../services/app.ts';
 import { cookieSecret } from '../services/auth/secrets.ts';
 import { registerBodyLimit } from './ext/body-limit.ts';
 import { registerErrors } from './ext/errors.ts';
-import { registerHeaders } from './ext/headers.ts';
+import { registerHeaders, SECURITY } from './ext/headers.ts';
 import { registerJsonDepth } from './ext/json-depth.ts';
+import { EXT } from './ext/names.ts';
 import { registerRequestContext } from './ext/request-context.ts';
 import { registerRequestDeadline } from './ext/request-deadline.ts';
 import { registerRequestLog } from './ext/request-log.ts';
@@ -40,18 +41,22 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
       // JSON unless a route says otherwise (the rig report route takes forms).
       payload: { maxBytes: config.server.max_payload_bytes, allow: 'application/json' },
       timeout: { server: false, socket: 120_000 },
+      security: SECURITY,
     },
   });
 
-  registerRequestContext(server, config.server.trusted_proxies);
-  registerRequestDeadline(server);
   registerRequestLog(server, opts.log, app.metrics.http, { reports: config.log.reports, summaryIntervalS: config.log.summary_interval_s, slowMs: config.log.slow_request_ms });
-  registerVpnGuard(server, config);
-  registerErrors(server, opts.log);
-  registerHeaders(server);
-  registerJsonDepth(server);
-  // After the errors: it marks the final answer.
-  registerBodyLimit(server);
+  // Each a named plugin: ext/names.ts orders them at each lifecycle point.
+  const ext = (name: string, register: (s: Hapi.Server) => void): Hapi.Plugin<void> => ({ name, register });
+  await server.register([
+    ext(EXT.context, (s) => registerRequestContext(s, config.server.trusted_proxies)),
+    ext(EXT.deadline, (s) => registerRequestDeadline(s)),
+    ext(EXT.vpnGuard, (s) => registerVpnGuard(s, config)),
+    ext(EXT.errors, (s) => registerErrors(s, opts.log)),
+    ext(EXT.headers, registerHeaders),
+    ext(EXT.jsonDepth, (s) => registerJsonDepth(s)),
+    ext(EXT.bodyLimit, (s) => registerBodyLimit(s)),
+  ]);
   // PostgreSQL: one secret in the database for every node; SQLite: a file in data_dir.
   await registerAuth(server, app, await cookieSecret(config, app.db));
   registerWebhookAuth(server, app);

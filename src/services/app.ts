@@ -26,12 +26,9 @@ import { UploadService } from './uploads/service.ts';
 import { UserService } from './auth/users.ts';
 import { Notifier } from './notify/notifier.ts';
 import { NotifyWorker } from './notify/worker.ts';
+import type { BackgroundTask } from './background-task.ts';
 
-/** Work that runs in the background of `rigd serve` (monitors, schedules, the ingester). */
-export interface BackgroundTask {
-  start(): Promise<void> | void;
-  stop(): Promise<void> | void;
-}
+export type { BackgroundTask } from './background-task.ts';
 
 /** Everything a front end (the HTTP server or a CLI command) works through. */
 export interface App {

@@ -5,7 +5,8 @@ import test from 'tape';
 import { existsSync, readdirSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
-import { rigd, serveProcess } from '../helpers/cli.ts';
+import { rigd } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 import { sqliteOnly, testDb } from '../helpers/dialect.ts';
 

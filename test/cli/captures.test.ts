@@ -8,7 +8,8 @@ import test from 'tape';
 import { captureRow, put } from '../helpers/data-dir-captures.ts';
 import { tableShapes } from '../helpers/captures.ts';
 import { makeCapture, makeHostileCapture } from '../helpers/capture-files.ts';
-import { rigd, serveProcess } from '../helpers/cli.ts';
+import { rigd } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
-import { serveProcess, type ServeProcess } from '../helpers/cli.ts';
+import { serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { onPostgres, withDb } from '../helpers/dialect.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';

@@ -3,7 +3,8 @@ import test from 'tape';
 import http from 'node:http';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { rigd, serveProcess } from '../helpers/cli.ts';
+import { rigd } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 

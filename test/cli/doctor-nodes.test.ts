@@ -2,7 +2,8 @@
 // stopped answering without a clean stop makes it a warn; a cleanly stopped one is not listed.
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
-import { rigd, serveProcess } from '../helpers/cli.ts';
+import { rigd } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { onPostgres, withDb } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 

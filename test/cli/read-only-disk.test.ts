@@ -8,10 +8,10 @@
 // and /healthz still says data_dir is broken. Needs root (mount, namespaces).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import test from 'tape';
-import { rigd, serveProcess, type ServeProcess } from '../helpers/cli.ts';
+import { rigd } from '../helpers/cli.ts';
+import { freePort, serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { onPostgres } from '../helpers/dialect.ts';
 import { http } from '../helpers/http.ts';
 import { waitFor } from '../helpers/jobs.ts';
@@ -21,16 +21,6 @@ import { tmpDir } from '../helpers/tmp.ts';
 const RIG = { name: 'rig', addr: '10.144.153.2', gw: '10.144.153.1' };
 const PASSWORD = 'ana-password-123';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '0.0.0.0', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 

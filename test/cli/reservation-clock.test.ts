@@ -6,11 +6,10 @@
 // node's clock is the only clock, as before. The signed URL's X-Amz-Date is the node's clock on both
 // (SigV4), valid for the same TTL. Every acknowledged reservation is there once, in its state.
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import test from 'tape';
 import { QueryTypes } from 'sequelize';
 import { openDatabase } from '../../src/db/index.ts';
-import { serveProcess, type ServeProcess } from '../helpers/cli.ts';
+import { freePort, serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { onPostgres, withDb } from '../helpers/dialect.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
@@ -24,16 +23,6 @@ const TTL_S = 20;
 /** Slack for "within a few seconds" of a clock reading taken around a request. */
 const SLACK_MS = 3000;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '0.0.0.0', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 interface Stored {
   state: string;

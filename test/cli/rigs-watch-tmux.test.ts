@@ -3,7 +3,8 @@
 // 127.0.0.1 with Host 127.0.0.1, which passes the VPN rule as a rig on 10.144.x.x would.
 import test from 'tape';
 import { execFileSync } from 'node:child_process';
-import { ROOT, RIGD, serveProcess } from '../helpers/cli.ts';
+import { ROOT, RIGD } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 import { databaseEnvWord } from '../helpers/dialect.ts';
 

@@ -5,7 +5,8 @@ import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, writeFileSync 
 import net from 'node:net';
 import path from 'node:path';
 import test from 'tape';
-import { RIGD, rigd, rigdEnv, serveProcess, type CliResult } from '../helpers/cli.ts';
+import { RIGD, rigd, rigdEnv, type CliResult } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 import { onPostgres, sqliteOnly } from '../helpers/dialect.ts';
 

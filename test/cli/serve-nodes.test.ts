@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
-import { rigd, serveProcess } from '../helpers/cli.ts';
+import { rigd } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { onPostgres, withDb } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 

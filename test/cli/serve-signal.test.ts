@@ -1,24 +1,15 @@
 // A signal sent the moment `rigd serve` prints its listening line (as a supervisor or a script that
 // waits for that line may): the handlers exist by then, so each start stops cleanly with exit 0.
 // Before they were installed ahead of the line, some of these starts died of the signal itself.
-import { spawn } from 'node:child_process';
 import test from 'tape';
-import { RIGD, rigdEnv } from '../helpers/cli.ts';
+import { serveProcess, type Exit } from '../helpers/serve-process.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
-function startAndSignal(dataDir: string, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [RIGD, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-      env: rigdEnv({ RIGD_DATA_DIR: dataDir, RIGD_LOG_LEVEL: 'warn' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d;
-      if (/rigd listening on http:\/\/\S+/.test(out)) child.kill(signal);
-    });
-    child.on('exit', (code, sig) => resolve({ code, signal: sig }));
-  });
+/** Starts rigd serve and sends it `signal` on its listening line; resolves with how it exited. */
+async function startAndSignal(dataDir: string, signal: NodeJS.Signals): Promise<Exit> {
+  const serve = await serveProcess({ RIGD_DATA_DIR: dataDir, RIGD_LOG_LEVEL: 'warn' });
+  serve.child.kill(signal);
+  return serve.exited;
 }
 
 test('SIGTERM or SIGINT on the listening line: exit 0, every time', async (t) => {

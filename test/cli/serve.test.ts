@@ -3,7 +3,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { http } from '../helpers/http.ts';
-import { rigd, serveProcess } from '../helpers/cli.ts';
+import { rigd } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { databaseUrlFor, onPostgres } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 

@@ -3,11 +3,11 @@
 // there by the test-only stop point (RIGD_TEST_STOP_AT, inert without it) and killed. At the next
 // start the stored upload is handed over: its capture is made once, queued and ingested, and the
 // rig's earlier report is still there.
-import net from 'node:net';
 import path from 'node:path';
 import test from 'tape';
 import { makeCapture } from '../helpers/capture-files.ts';
-import { rigd, serveProcess, type ServeProcess } from '../helpers/cli.ts';
+import { rigd } from '../helpers/cli.ts';
+import { freePort, serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { http } from '../helpers/http.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { createHosts } from '../helpers/netns.ts';
@@ -16,16 +16,6 @@ import { tmpDir } from '../helpers/tmp.ts';
 const RIG = { name: 'rig', addr: '10.144.152.2', gw: '10.144.152.1' };
 const KEY = 'hand-rig/over.sqlite';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '0.0.0.0', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 interface CaptureView {
   id: number;

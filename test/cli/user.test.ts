@@ -1,6 +1,7 @@
 import test from 'tape';
 import { http } from '../helpers/http.ts';
-import { rigd, serveProcess } from '../helpers/cli.ts';
+import { rigd } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 test('rigd user add/list/passwd/remove on a fresh data_dir', async (t) => {

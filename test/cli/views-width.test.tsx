@@ -5,7 +5,7 @@
 import test from 'tape';
 import { render } from 'ink-testing-library';
 import type { CaptureView } from '../../src/services/captures/service.ts';
-import type { RigView } from '../../src/services/rigs/service.ts';
+import type { RigView } from '../../src/services/rigs/view.ts';
 import type { UploadView } from '../../src/services/uploads/service.ts';
 import { CapturesWatch } from '../../src/cli/views/captures-watch.tsx';
 import { fitColumns, fitLayout, shorten } from '../../src/cli/views/columns.ts';

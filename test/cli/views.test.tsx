@@ -4,7 +4,7 @@ import test from 'tape';
 import chalk from 'chalk';
 import { render } from 'ink-testing-library';
 import type { CaptureView } from '../../src/services/captures/service.ts';
-import type { RigView } from '../../src/services/rigs/service.ts';
+import type { RigView } from '../../src/services/rigs/view.ts';
 import type { UploadView } from '../../src/services/uploads/service.ts';
 import { CapturesWatch } from '../../src/cli/views/captures-watch.tsx';
 import { colourEnabled } from '../../src/cli/views/colour.ts';

@@ -1,7 +1,7 @@
 // The diff behind --watch --json: two snapshots in, change events out (pure, no I/O).
 import test from 'tape';
 import type { CaptureView } from '../../src/services/captures/service.ts';
-import type { RigView } from '../../src/services/rigs/service.ts';
+import type { RigView } from '../../src/services/rigs/view.ts';
 import type { UploadView } from '../../src/services/uploads/service.ts';
 import { diffCaptures, diffRigs, diffUploads } from '../../src/cli/watch-events.ts';
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { databaseUrlFor } from './dialect.ts';
@@ -40,7 +40,7 @@ export function nodeArgs(args: string[]): string[] {
 }
 
 /** The program and arguments that run `bin/rigd ARGS`, as `user` when given. */
-function command(args: string[], user?: RunAs): [string, string[]] {
+export function rigCommand(args: string[], user?: RunAs): [string, string[]] {
   if (!user) return [process.execPath, nodeArgs(args)];
   return ['setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups', process.execPath, ...nodeArgs(args)]];
 }
@@ -48,7 +48,7 @@ function command(args: string[], user?: RunAs): [string, string[]] {
 /** Runs `bin/rigd ARGS` as a child process to completion (as opts.user when given). */
 export function rigd(args: string[], opts: { env: Record<string, string>; input?: string; timeoutMs?: number; user?: RunAs }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const [file, argv] = command(args, opts.user);
+    const [file, argv] = rigCommand(args, opts.user);
     const child = spawn(file, argv, { env: rigdEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -61,50 +61,5 @@ export function rigd(args: string[], opts: { env: Record<string, string>; input?
       resolve({ code, stdout, stderr });
     });
     child.stdin.end(opts.input ?? '');
-  });
-}
-
-export interface ServeProcess {
-  child: ChildProcess;
-  url: string;
-  /** Everything printed so far. */
-  output(): string;
-  /** Sends a signal and resolves with the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-/** Starts `rigd serve` as a child process (as user when given) and waits for its "listening" line. */
-export function serveProcess(env: Record<string, string>, args: string[] = ['--port', '0', '--host', '127.0.0.1'], user?: RunAs): Promise<ServeProcess> {
-  return new Promise((resolve, reject) => {
-    const [file, argv] = command(['serve', ...args], user);
-    const child = spawn(file, argv, { env: rigdEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`rigd serve did not start: ${out}`));
-    }, 20_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /rigd listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({
-          child,
-          url: m[1].replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
-          output: () => out,
-          stop: (signal = 'SIGTERM') => {
-            child.kill(signal);
-            return exited;
-          },
-        });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (d) => (out += d));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`rigd serve exited with ${code}: ${out}`));
-    });
   });
 }

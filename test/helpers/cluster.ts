@@ -9,9 +9,8 @@
 //   await c.net.requestAll('rig', [{ url: `${c.node('node-a').rigUrl}/api/v1/rigs/r1`, method: 'PUT', ... }]);
 //   await c.node('node-a').stop('SIGKILL');
 //   await c.close();
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Client as MinioClient } from 'minio';
 import pg from 'pg';
@@ -22,6 +21,8 @@ import { waitFor } from './jobs.ts';
 import { createHosts, type Hosts } from './netns.ts';
 import { startS3Peer, type S3Peer } from './s3-peer.ts';
 import { tmpDir } from './tmp.ts';
+import { freePort } from './free-port.ts';
+import { startServe } from './serve-process.ts';
 
 /** The rigs' namespace: its address, and the gateway (in vpn.cidr) where they reach the nodes. */
 export const RIG_ADDR = '10.144.90.2';
@@ -91,16 +92,6 @@ export interface ClusterOptions {
   sameHost?: string;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '0.0.0.0', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -127,11 +118,6 @@ function forkedChild(pid: number): number {
   return Number(children[0]);
 }
 
-/** Nodes still running when the test process exits (a failed assertion, Ctrl-C) are killed with it. */
-const live = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
 
 function makeNode(id: string, port: number, gw: string, config: Record<string, unknown>, sameHost?: string): ClusterNode {
   const dataDir = tmpDir(`rigd-${id}-`);
@@ -141,7 +127,7 @@ function makeNode(id: string, port: number, gw: string, config: Record<string, u
   /** rigd's pid as this process sees it (in a PID namespace, the child of unshare). */
   let rigdPid: number | undefined;
   let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> = Promise.resolve({ code: null, signal: null });
-  let out = '';
+  let output: () => string = () => '';
   const node: ClusterNode = {
     id,
     port,
@@ -151,41 +137,21 @@ function makeNode(id: string, port: number, gw: string, config: Record<string, u
     rigUrl: `http://${gw}:${port}`,
     pid: () => rigdPid ?? child?.pid,
     running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
-    output: () => out,
-    start() {
-      return new Promise<void>((resolve, reject) => {
-        // A UTS namespace of its own, host name `host-<id>`: as on two machines, a node cannot tell
-        // from another's lease that its process is gone, and waits for the lease to run out. The
-        // shell execs node, so the child's pid is rigd's (SIGKILL reaches it).
-        // sameHost: one host name for all, and a PID namespace each (unshare forks; the shell it
-        // starts is PID 1 there and execs node, so rigd is PID 1; signals go to rigd's own pid).
-        const ns = sameHost ? ['--uts', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'] : ['--uts'];
-        const argv = [...ns, '--', 'sh', '-c', 'hostname "$0" && exec "$@"', sameHost ?? `host-${id}`, process.execPath, '--max-semi-space-size=32', RIGD, '--config', configFile, 'serve'];
-        const proc = spawn('unshare', argv, { env: nodeEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-        rigdPid = undefined;
-        child = proc;
-        live.add(proc);
-        exited = new Promise((res) => proc.once('exit', (code, signal) => (live.delete(proc), res({ code, signal }))));
-        let ready = false;
-        const timer = setTimeout(() => {
-          proc.kill('SIGKILL');
-          reject(new Error(`${id} did not print its listening line in ${START_TIMEOUT_MS / 1000} s:\n${out}`));
-        }, START_TIMEOUT_MS);
-        proc.stdout!.on('data', (d: Buffer) => {
-          out += d;
-          if (!ready && /rigd listening on http:\/\/\S+/.test(out)) {
-            ready = true;
-            clearTimeout(timer);
-            if (sameHost) rigdPid = forkedChild(proc.pid!);
-            resolve();
-          }
-        });
-        proc.stderr!.on('data', (d: Buffer) => (out += d));
-        proc.once('exit', (code, signal) => {
-          clearTimeout(timer);
-          if (!ready) reject(new Error(`${id} exited (${signal ?? code}) before listening:\n${out}`));
-        });
-      });
+    output: () => output(),
+    async start() {
+      // A UTS namespace of its own, host name `host-<id>`: as on two machines, a node cannot tell
+      // from another's lease that its process is gone, and waits for the lease to run out. The
+      // shell execs node, so the child's pid is rigd's (SIGKILL reaches it).
+      // sameHost: one host name for all, and a PID namespace each (unshare forks; the shell it
+      // starts is PID 1 there and execs node, so rigd is PID 1; signals go to rigd's own pid).
+      const ns = sameHost ? ['--uts', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'] : ['--uts'];
+      const argv = [...ns, '--', 'sh', '-c', 'hostname "$0" && exec "$@"', sameHost ?? `host-${id}`, process.execPath, '--max-semi-space-size=32', RIGD, '--config', configFile, 'serve'];
+      rigdPid = undefined;
+      const started = await startServe('unshare', argv, nodeEnv(), { timeoutMs: START_TIMEOUT_MS, label: id });
+      child = started.child;
+      exited = started.exited;
+      output = started.output;
+      if (sameHost) rigdPid = forkedChild(child.pid!);
     },
     async stop(signal = 'SIGTERM') {
       if (node.running()) {

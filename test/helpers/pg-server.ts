@@ -7,10 +7,10 @@
 //   await pg.close();
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port.ts';
 
 export interface PgServer {
   port: number;
@@ -35,16 +35,6 @@ export function pgBinDir(): string | null {
   return versions.length ? path.join(base, versions[0]!, 'bin') : null;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const asRoot = process.getuid?.() === 0;
 
@@ -71,7 +61,7 @@ export async function startPgServer(opts: { settings?: Record<string, string | n
     chownSync(dir, uid, gid);
   }
   const data = path.join(dir, 'data');
-  const port = await freePort();
+  const port = await freePort('127.0.0.1');
   const settings: Record<string, string | number> = {
     listen_addresses: '127.0.0.1',
     port,

@@ -6,6 +6,7 @@ import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.ts';
 
 export interface PgBouncer {
   port: number;
@@ -22,16 +23,6 @@ export function pgbouncerBinary(): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -54,7 +45,7 @@ export async function startPgBouncer(serverPort: number, opts: { poolSize?: numb
   const bin = pgbouncerBinary();
   if (!bin) throw new Error('pgbouncer is not installed (Debian: apt-get install pgbouncer)');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rigd-pgbouncer-'));
-  const port = await freePort();
+  const port = await freePort('127.0.0.1');
   const logFile = path.join(dir, 'pgbouncer.log');
   writeFileSync(path.join(dir, 'users.txt'), '"postgres" ""\n');
   writeFileSync(

@@ -3,7 +3,7 @@
 // them once per log.summary_interval_s; a refused report, every other request and a slow one keep
 // their info line; log.reports each brings the per-report lines back; at debug they are there too.
 import test from 'tape';
-import { serveProcess, type ServeProcess } from '../helpers/cli.ts';
+import { serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 

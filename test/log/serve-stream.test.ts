@@ -6,7 +6,8 @@ import test from 'tape';
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { RIGD, rigdEnv, serveProcess } from '../helpers/cli.ts';
+import { RIGD, rigdEnv } from '../helpers/cli.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { formatDistance } from 'date-fns/formatDistance';
 import { CAPTURE_STATES } from '../../db/models/capture.ts';
 import type { CaptureView } from '../../services/captures/service.ts';
 import { printJson, withApp } from '../context.ts';
@@ -9,6 +8,7 @@ import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
 import { countOf } from '../views/capture-text.ts';
 import { printLines } from '../terminal-text.ts';
+import { timeAgo } from '../../services/time-ago.ts';
 
 interface CapturesOptions {
   json?: boolean;
@@ -51,7 +51,7 @@ function row(c: CaptureView, now: Date): string[] {
     c.key,
     c.size === null ? '' : String(c.size),
     String(c.attempts),
-    formatDistance(new Date(c.updated_at), now, { addSuffix: true }),
+    timeAgo(new Date(c.updated_at), now),
     summary(c),
   ];
 }

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { formatDistance } from 'date-fns/formatDistance';
 import { withStretches } from '../../services/rigs/availability.ts';
 import { RIG_STATUSES, type RigStatus } from '../../services/rigs/status.ts';
-import type { RigView } from '../../services/rigs/service.ts';
+import type { RigView } from '../../services/rigs/view.ts';
 import { listRigs } from '../../services/rigs/queries.ts';
 import { printJson, withReader } from '../context.ts';
 import { UsageError } from '../fail.ts';
@@ -10,6 +9,7 @@ import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
 import { printLines } from '../terminal-text.ts';
 import { RIG_SORTS, selectRigs, type RigFilter, type RigSort } from '../views/rig-list.ts';
+import { timeAgo } from '../../services/time-ago.ts';
 
 interface RigsOptions {
   json?: boolean;
@@ -32,7 +32,7 @@ function row(r: RigView, now: Date): string[] {
     r.lan_ip ?? '',
     r.vpn_address,
     `${r.branch} (${r.version})`,
-    formatDistance(r.last_seen_at, now, { addSuffix: true }),
+    timeAgo(r.last_seen_at, now),
     r.current_project ?? '',
   ];
 }

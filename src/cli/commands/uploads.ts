@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { formatDistance } from 'date-fns/formatDistance';
 import type { UploadState } from '../../db/models/upload.ts';
 import type { UploadView } from '../../services/uploads/service.ts';
 import { printJson, withApp } from '../context.ts';
@@ -8,6 +7,7 @@ import { emptyResult } from '../filter-text.ts';
 import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
 import { printLines } from '../terminal-text.ts';
+import { timeAgo } from '../../services/time-ago.ts';
 
 const STATES: UploadState[] = ['reserved', 'uploaded', 'expired'];
 
@@ -33,7 +33,7 @@ function row(u: UploadView, now: Date): string[] {
     String(u.size),
     progressText(u),
     u.project ?? '',
-    formatDistance(new Date(u.created_at), now, { addSuffix: true }),
+    timeAgo(new Date(u.created_at), now),
   ];
 }
 

@@ -6,6 +6,7 @@ import { printJson, withApp, withReader } from '../context.ts';
 import { obtainPassword } from '../password-input.ts';
 import { renderTable } from '../table.ts';
 import { printLines } from '../terminal-text.ts';
+import { dateText } from '../../services/date-text.ts';
 
 interface AddOptions {
   email: string;
@@ -25,9 +26,6 @@ export async function userAdd(name: string, opts: AddOptions, cmd: Command): Pro
   else printLines(`added user ${user.username} (id ${user.id}${user.admin ? ', admin' : ''})`);
 }
 
-/** "2026-11-26 09:00 UTC": a time for the table, naming its zone. */
-const utcMinute = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-
 export async function userList(opts: { json?: boolean }, cmd: Command): Promise<void> {
   const users = await withReader(cmd, (reader) => listUsers(reader));
   if (opts.json) return printJson(users.map(row));
@@ -35,7 +33,7 @@ export async function userList(opts: { json?: boolean }, cmd: Command): Promise<
     process.stdout.write('no users: add one with  rigd user add NAME --email EMAIL\n');
     return;
   }
-  const rows = users.map((u) => [u.id, u.username, u.email, u.admin ? 'yes' : '', utcMinute(u.created_at)]);
+  const rows = users.map((u) => [u.id, u.username, u.email, u.admin ? 'yes' : '', dateText(u.created_at, 'utc-minute')]);
   process.stdout.write(renderTable(['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'CREATED'], rows));
 }
 

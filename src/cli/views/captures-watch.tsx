@@ -1,12 +1,12 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import type { CaptureView } from '../../services/captures/service.ts';
-import { formatDistance } from 'date-fns/formatDistance';
 import { terminalText } from '../terminal-text.ts';
 import { fitAndAlign } from './columns.ts';
 import { captureProgress } from './capture-text.ts';
-import { clockTime } from './time-text.ts';
 import { usePoll } from './use-poll.ts';
 import { useTerminalWidth } from './use-width.ts';
+import { dateText } from '../../services/date-text.ts';
+import { timeAgo } from '../../services/time-ago.ts';
 
 export interface CapturesWatchProps {
   load: () => Promise<CaptureView[]>;
@@ -41,7 +41,7 @@ export function CapturesWatch({ load, intervalMs, colour, empty = 'no captures y
   const lines = fitAndAlign(
     [
       HEADER,
-      ...captures.map((c) => [String(c.id), c.state, c.rig_id ?? '-', c.project ?? '', c.key, captureProgress(c), formatDistance(new Date(c.updated_at), at, { addSuffix: true })]),
+      ...captures.map((c) => [String(c.id), c.state, c.rig_id ?? '-', c.project ?? '', c.key, captureProgress(c), timeAgo(new Date(c.updated_at), at)]),
     ],
     PRIORITY,
     width,
@@ -62,7 +62,7 @@ export function CapturesWatch({ load, intervalMs, colour, empty = 'no captures y
       ))}
       {captures.length === 0 ? <Text>{terminalText(empty)}</Text> : null}
       <Text> </Text>
-      <Text dimColor={colour}>{`updated ${polled.at ? clockTime(polled.at) : ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
+      <Text dimColor={colour}>{`updated ${polled.at ? dateText(polled.at, 'clock') : ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
       {polled.error ? <Text>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}
     </Box>
   );

@@ -7,7 +7,7 @@
 import type { ReactElement } from 'react';
 import { render } from 'ink';
 import type { CaptureView } from '../../services/captures/service.ts';
-import type { RigView } from '../../services/rigs/service.ts';
+import type { RigView } from '../../services/rigs/view.ts';
 import type { UploadView } from '../../services/uploads/service.ts';
 import { CapturesWatch } from './captures-watch.tsx';
 import { colourEnabled } from './colour.ts';

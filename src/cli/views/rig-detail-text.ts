@@ -1,7 +1,7 @@
 import { durationText } from '../../services/rigs/availability.ts';
 import type { RigDetail } from '../../services/rigs/detail.ts';
 import type { HistoryEntry } from '../../services/rigs/history.ts';
-import { absoluteTime } from '../../services/time-text.ts';
+import { dateText } from '../../services/date-text.ts';
 import { renderTable } from '../table.ts';
 
 /** Keys and error codes come from rigs and files: control characters are shown escaped. */
@@ -17,7 +17,7 @@ export function positionText(lat: number | null, lon: number | null): string {
 function positionLine(d: RigDetail): string {
   if (d.latitude !== null && d.longitude !== null) return positionText(d.latitude, d.longitude);
   if (!d.last_fix) return '- (no fix reported)';
-  return `${positionText(d.last_fix.latitude, d.last_fix.longitude)} (last fix ${d.last_fix.age} ago, ${absoluteTime(new Date(d.last_fix.at))}; no fix in the last report)`;
+  return `${positionText(d.last_fix.latitude, d.last_fix.longitude)} (last fix ${d.last_fix.age} ago, ${dateText(new Date(d.last_fix.at))}; no fix in the last report)`;
 }
 
 /** A stored ISO time for a table: to the second (JSON and CSV keep the milliseconds). */
@@ -38,8 +38,8 @@ export function rigDetailText(d: RigDetail): string {
     ['local_ip', d.lan_ip ?? '-'],
     ['position', positionLine(d)],
     ['project', d.current_project ?? '-'],
-    ['last report', `${d.last_report.ago} (${absoluteTime(new Date(d.last_report.at))})`],
-    ['first seen', `${d.first_seen.ago} (${absoluteTime(new Date(d.first_seen.at))})`],
+    ['last report', `${d.last_report.ago} (${dateText(new Date(d.last_report.at))})`],
+    ['first seen', `${d.first_seen.ago} (${dateText(new Date(d.first_seen.at))})`],
   ];
   const width = Math.max(...fields.map(([k]) => k.length));
   let out = `rig ${d.id}: ${d.status}\n${fields.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n')}\n`;

@@ -1,6 +1,6 @@
-import { formatDistance } from 'date-fns/formatDistance';
 import { RIG_STATUSES, type RigStatus } from '../../services/rigs/status.ts';
-import type { RigView } from '../../services/rigs/service.ts';
+import type { RigView } from '../../services/rigs/view.ts';
+import { timeAgo } from '../../services/time-ago.ts';
 
 /** How the rig list is ordered: natural id order, or most recently seen first. */
 export const RIG_SORTS = ['id', 'last-seen'] as const;
@@ -38,7 +38,7 @@ export function rigCells(r: RigView, now: Date): string[] {
     r.lan_ip ?? '-',
     r.vpn_name,
     `${r.branch} (${r.version})`,
-    formatDistance(r.last_seen_at, now, { addSuffix: true }),
+    timeAgo(r.last_seen_at, now),
     position(r),
     r.current_project ?? '',
   ];

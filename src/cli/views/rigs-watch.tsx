@@ -1,11 +1,11 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import { useState } from 'react';
-import type { RigView } from '../../services/rigs/service.ts';
+import type { RigView } from '../../services/rigs/view.ts';
 import { terminalText } from '../terminal-text.ts';
 import { fitAndAlign } from './columns.ts';
 import { RIG_FLOORS, RIG_HEADER, RIG_PRIORITY, rigCells, rigSummary, selectRigs, type RigFilter, type RigSort } from './rig-list.ts';
 import { StatusDot } from './status-dot.tsx';
-import { clockTime } from './time-text.ts';
+import { dateText } from '../../services/date-text.ts';
 import { usePoll } from './use-poll.ts';
 import { useTerminalRows, useTerminalWidth } from './use-width.ts';
 
@@ -72,7 +72,7 @@ export function RigsWatch({ load, intervalMs, filter, sort: initialSort, colour,
       {rigs.length === 0 ? <Text>{filters ? `no rig matches (${filters})` : 'no rig has reported yet'}</Text> : null}
       <Text> </Text>
       <Text dimColor={colour}>
-        {`updated ${polled.at ? clockTime(polled.at) : ''} · every ${intervalMs / 1000} s · sorted by ${sort === 'id' ? 'id' : 'last seen'}${filters ? ` · ${filters}` : ''}${isRawModeSupported ? ' · s: sort · q: quit' : ''}`}
+        {`updated ${polled.at ? dateText(polled.at, 'clock') : ''} · every ${intervalMs / 1000} s · sorted by ${sort === 'id' ? 'id' : 'last seen'}${filters ? ` · ${filters}` : ''}${isRawModeSupported ? ' · s: sort · q: quit' : ''}`}
       </Text>
       {polled.error ? <Text color={colour ? 'red' : undefined}>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}
     </Box>

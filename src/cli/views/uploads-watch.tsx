@@ -1,12 +1,12 @@
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import type { UploadView } from '../../services/uploads/service.ts';
-import { formatDistance } from 'date-fns/formatDistance';
 import { terminalText } from '../terminal-text.ts';
 import { fitAndAlign } from './columns.ts';
 import { formatBytes, progressBar } from './progress-bar.ts';
-import { clockTime } from './time-text.ts';
 import { usePoll } from './use-poll.ts';
 import { useTerminalWidth } from './use-width.ts';
+import { dateText } from '../../services/date-text.ts';
+import { timeAgo } from '../../services/time-ago.ts';
 
 export interface UploadsWatchProps {
   load: () => Promise<UploadView[]>;
@@ -48,7 +48,7 @@ export function UploadsWatch({ load, intervalMs, colour, empty = 'no uploads yet
   const inFlight = uploads.filter((u) => u.state === 'reserved' && u.bytes_seen > 0).length;
   const at = now();
   const lines = fitAndAlign(
-    [HEADER, ...uploads.map((u) => [String(u.id), u.state, u.rig_id ?? '-', u.key, uploadProgress(u), formatDistance(new Date(u.created_at), at, { addSuffix: true })])],
+    [HEADER, ...uploads.map((u) => [String(u.id), u.state, u.rig_id ?? '-', u.key, uploadProgress(u), timeAgo(new Date(u.created_at), at)])],
     PRIORITY,
     width,
     FLOORS,
@@ -68,7 +68,7 @@ export function UploadsWatch({ load, intervalMs, colour, empty = 'no uploads yet
       ))}
       {uploads.length === 0 ? <Text>{terminalText(empty)}</Text> : null}
       <Text> </Text>
-      <Text dimColor={colour}>{`updated ${polled.at ? clockTime(polled.at) : ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
+      <Text dimColor={colour}>{`updated ${polled.at ? dateText(polled.at, 'clock') : ''} · every ${intervalMs / 1000} s${isRawModeSupported ? ' · q: quit' : ''}`}</Text>
       {polled.error ? <Text>{`rigd: refresh failed: ${terminalText(polled.error.message)}`}</Text> : null}
     </Box>
   );

@@ -18,7 +18,7 @@ import type { Request, Server } from '@hapi/hapi';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Boom from '@hapi/boom';
-import { addResponseStep, addStep } from './lifecycle.ts';
+import { EXT } from './names.ts';
 import { TooLarge } from '../../errors.ts';
 
 export interface LingerBounds {
@@ -102,7 +102,7 @@ function keepSocketOnOverflow(request: Request, bounds: LingerBounds): void {
 }
 
 export function registerBodyLimit(server: Server, bounds: LingerBounds = DEFAULT_LINGER): void {
-  addStep(server, 'onPreAuth', (request, h) => {
+  server.ext('onPreAuth', (request, h) => {
     const limit = routeLimit(request);
     if (limit === undefined || request.method === 'get' || request.method === 'head') return h.continue;
     const declared: unknown = request.headers['content-length'];
@@ -114,14 +114,19 @@ export function registerBodyLimit(server: Server, bounds: LingerBounds = DEFAULT
     return h.continue;
   });
 
-  addResponseStep(server, (request, _h, response) => {
-    if ((request.route.settings.payload as { output?: string } | null)?.output === 'stream') return response;
-    const status = Boom.isBoom(response) ? response.output.statusCode : response.statusCode;
-    const unread = !request.raw.req.complete;
-    if (status !== 413 && !unread) return response;
-    if (Boom.isBoom(response)) response.output.headers['connection'] = 'close';
-    else response.header('connection', 'close');
-    if (unread) lingerOnClose(request, bounds);
-    return response;
-  });
+  server.ext(
+    'onPreResponse',
+    (request, h) => {
+      const { response } = request;
+      if (!response || (request.route.settings.payload as { output?: string } | null)?.output === 'stream') return h.continue;
+      const status = Boom.isBoom(response) ? response.output.statusCode : response.statusCode;
+      const unread = !request.raw.req.complete;
+      if (status !== 413 && !unread) return h.continue;
+      if (Boom.isBoom(response)) response.output.headers['connection'] = 'close';
+      else response.header('connection', 'close');
+      if (unread) lingerOnClose(request, bounds);
+      return h.continue;
+    },
+    { after: [EXT.errors, EXT.headers] },
+  );
 }

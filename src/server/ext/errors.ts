@@ -4,7 +4,6 @@ import { DatabaseUnavailable, DomainError, type ErrorDetail, type ErrorKind, Thr
 import type { Logger } from '../../log.ts';
 import { databaseFault, FaultEpisodes } from '../../db/faults.ts';
 import { redactText } from '../../db/database-url.ts';
-import { addResponseStep } from './lifecycle.ts';
 import { httpErrorPageHtml } from '../error-page.ts';
 import { failure } from '../envelope.ts';
 
@@ -101,8 +100,9 @@ function render(request: Request, h: ResponseToolkit, e: HttpError) {
 export function registerErrors(server: Server, log: Logger): void {
   // The database gone is one log line per outage (and one when it ends with more requests refused), not one per request.
   const outages = new FaultEpisodes();
-  addResponseStep(server, (request, h, response) => {
-    if (!Boom.isBoom(response)) return response;
+  server.ext('onPreResponse', (request, h) => {
+    const { response } = request;
+    if (!Boom.isBoom(response)) return h.continue;
     const e = toHttpError(response, request.app.requestId);
     if (e.status === 503 && (e.code === 'database_unavailable' || e.code === 'database_busy')) {
       const driver = response instanceof DomainError ? response.cause : response;

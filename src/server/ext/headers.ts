@@ -1,40 +1,40 @@
-import type { ResponseObject, ResponseToolkit, Request, Server } from '@hapi/hapi';
+import Boom from '@hapi/boom';
+import type { ResponseObject, ResponseToolkit, Request, RouteOptionsSecure, Server } from '@hapi/hapi';
 import { weakEtag } from '../../services/weak-etag.ts';
-import { addResponseStep } from './lifecycle.ts';
+import { EXT } from './names.ts';
 
 export { weakEtag };
 
-/** Sent on every response. */
-const SECURITY_HEADERS: Record<string, string> = {
-  'x-frame-options': 'SAMEORIGIN',
-  'x-xss-protection': '0',
-  'x-content-type-options': 'nosniff',
-  'x-download-options': 'noopen',
-  'x-permitted-cross-domain-policies': 'none',
-  'referrer-policy': 'strict-origin-when-cross-origin',
+/**
+ * The seed's security headers that hapi sends itself (`routes.security`, on every response): no
+ * HSTS (rigs speak plain HTTP over the VPN), the rest as the seed shows them.
+ */
+export const SECURITY: RouteOptionsSecure = {
+  hsts: false,
+  xframe: 'sameorigin',
+  xss: 'disabled',
+  noOpen: true,
+  noSniff: true,
+  referrer: 'strict-origin-when-cross-origin',
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const opaque = etag.slice(2);
-  return header.split(',').some((t) => {
-    const tag = t.trim();
-    return tag === etag || tag === opaque || tag.replace(/^W\//, '') === opaque;
-  });
+/**
+ * The weak ETag of a 200 JSON body and its Cache-Control; hapi answers 304 to a GET or HEAD whose
+ * If-None-Match names the same tag.
+ */
+function validators(response: ResponseObject, etag: string): ResponseObject {
+  return response.etag(etag.slice('W/"'.length, -1), { weak: true, vary: false }).header('cache-control', 'max-age=0, private, must-revalidate');
 }
 
 /**
- * A JSON body serialised (and its ETag taken) before the request, as the hook below would answer an
- * object: same type, Vary, validators and 304.
+ * A JSON body serialised (and its ETag taken) before the request, as the extension below would answer
+ * an object: same type, Vary and validators.
  */
 export function jsonBody(request: Request, h: ResponseToolkit, body: string | Buffer, etag: string): ResponseObject {
   const response = h.response(body).type(JSON_TYPE).header('vary', request.route.settings.app?.vary ?? 'Origin');
-  response.header('etag', etag).header('cache-control', 'max-age=0, private, must-revalidate');
-  if ((request.method === 'get' || request.method === 'head') && etagMatches(request.headers['if-none-match'] as string | undefined, etag)) response.code(304);
-  return response;
+  return validators(response, etag);
 }
 
 function isJsonSource(response: ResponseObject): boolean {
@@ -48,34 +48,32 @@ function runtime(startedAt: bigint): string {
 }
 
 /**
- * The seed's common headers, in one place. JSON answers are serialised here so that the
- * ETag is taken over the exact bytes sent; a GET whose If-None-Match matches gets 304.
+ * The seed's common headers hapi does not send itself. JSON answers are serialised here so that
+ * the ETag is taken over the exact bytes sent.
  */
 export function registerHeaders(server: Server): void {
-  addResponseStep(server, (request, h, current) => {
-    let response = current as ResponseObject;
-    if (isJsonSource(response)) {
-      const body = JSON.stringify(response.source);
-      const next = h.response(body).code(response.statusCode).type(JSON_TYPE);
-      for (const [name, value] of Object.entries(response.headers)) {
-        if (name.toLowerCase() !== 'content-type') next.header(name, String(value));
-      }
-      next.header('vary', request.route.settings.app?.vary ?? 'Origin');
-      if (response.statusCode === 200) {
-        const etag = weakEtag(body);
-        next.header('etag', etag);
-        next.header('cache-control', 'max-age=0, private, must-revalidate');
-        if ((request.method === 'get' || request.method === 'head') && etagMatches(request.headers['if-none-match'] as string | undefined, etag)) {
-          next.code(304);
+  server.ext(
+    'onPreResponse',
+    (request, h) => {
+      const current = request.response;
+      if (!current || Boom.isBoom(current)) return h.continue;
+      let response = current;
+      if (isJsonSource(response)) {
+        const body = JSON.stringify(response.source);
+        const next = h.response(body).code(response.statusCode).type(JSON_TYPE);
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (name.toLowerCase() !== 'content-type') next.header(name, String(value));
         }
-      } else {
-        next.header('cache-control', 'no-cache');
+        next.header('vary', request.route.settings.app?.vary ?? 'Origin');
+        if (response.statusCode === 200) validators(next, weakEtag(body));
+        else next.header('cache-control', 'no-cache');
+        response = next;
       }
-      response = next;
-    }
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.header(name, value);
-    response.header('x-request-id', request.app.requestId);
-    response.header('x-runtime', runtime(request.app.startedAt));
-    return response;
-  });
+      response.header('x-permitted-cross-domain-policies', 'none');
+      response.header('x-request-id', request.app.requestId);
+      response.header('x-runtime', runtime(request.app.startedAt));
+      return response === current ? h.continue : response;
+    },
+    { after: [EXT.errors] },
+  );
 }

@@ -1,6 +1,5 @@
 import type { Server } from '@hapi/hapi';
 import { InvalidInput } from '../../errors.ts';
-import { addStep } from './lifecycle.ts';
 
 /**
  * Deepest nesting of objects and arrays a request body may have (the top-level value is depth 1).
@@ -36,7 +35,7 @@ function isFlat(value: object): boolean {
 
 /** Every parsed body (JSON or form), on every route, is checked after parsing and before validation. */
 export function registerJsonDepth(server: Server, limit = MAX_JSON_DEPTH): void {
-  addStep(server, 'onPostAuth', (request, h) => {
+  server.ext('onPostAuth', (request, h) => {
     const payload = request.payload;
     if (typeof payload !== 'object' || payload === null || Buffer.isBuffer(payload) || typeof (payload as { pipe?: unknown }).pipe === 'function') {
       return h.continue;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from '@hapi/hapi';
 import { enterRequestScope } from '../../log/request-scope.ts';
 import { clientAddress, parseCidrs } from '../client-address.ts';
-import { addStep } from './lifecycle.ts';
+import { EXT } from './names.ts';
 
 /** An incoming X-Request-Id is kept when it survives sanitising; else a new UUID. */
 export function requestIdFrom(header: unknown): string {
@@ -19,11 +19,11 @@ export function requestIdFrom(header: unknown): string {
  */
 export function registerRequestContext(server: Server, trustedProxies: readonly string[]): void {
   const trusted = parseCidrs(trustedProxies);
-  addStep(server, 'onRequest', (request, h) => {
+  server.ext('onRequest', (request, h) => {
     request.app.startedAt = process.hrtime.bigint();
     request.app.requestId = requestIdFrom(request.headers['x-request-id']);
     request.app.client = clientAddress(request, trusted);
     enterRequestScope(request.app.requestId);
     return h.continue;
-  });
+  }, { before: [EXT.deadline, EXT.vpnGuard] });
 }

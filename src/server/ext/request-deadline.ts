@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@hapi/hapi';
-import { addStep } from './lifecycle.ts';
+import { EXT } from './names.ts';
 
 /** Node's own default. */
 export const REQUEST_TIMEOUT_MS = 300_000;
@@ -49,16 +49,20 @@ export function registerRequestDeadline(server: Server, opts: DeadlineOptions = 
     }
   };
 
-  addStep(server, 'onRequest', (request, h) => {
-    const { req, res } = request.raw;
-    if (!req.complete) {
-      arriving.set(req, { since: request.info.received, res });
-      timer ??= setInterval(check, checkEveryMs).unref();
-    }
-    return h.continue;
-  });
+  server.ext(
+    'onRequest',
+    (request, h) => {
+      const { req, res } = request.raw;
+      if (!req.complete) {
+        arriving.set(req, { since: request.info.received, res });
+        timer ??= setInterval(check, checkEveryMs).unref();
+      }
+      return h.continue;
+    },
+    { after: [EXT.context] },
+  );
   // Routing is done here: an upload route's request is no longer this bound's business.
-  addStep(server, 'onPreAuth', (request, h) => {
+  server.ext('onPreAuth', (request, h) => {
     if (request.route.settings.app?.upload) arriving.delete(request.raw.req);
     return h.continue;
   });

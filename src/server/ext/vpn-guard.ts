@@ -2,7 +2,7 @@ import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config/schema.ts';
 import { inCidrs, parseCidrs, type CidrList } from '../client-address.ts';
-import { addStep } from './lifecycle.ts';
+import { EXT } from './names.ts';
 import { errorPageHtml, escapeHtml } from '../error-page.ts';
 
 /**
@@ -184,7 +184,7 @@ export function blockedPage(h: ResponseToolkit, host: string, refusal?: Refusal,
  */
 export function registerVpnGuard(server: Server, config: VpnRuleConfig): void {
   const rule = vpnRule(config);
-  addStep(server, 'onRequest', (request, h) => {
+  server.ext('onRequest', (request, h) => {
     let mode: VpnMode | undefined;
     try {
       mode = request.server.match(request.method, request.path)?.settings.app?.vpn;
@@ -196,5 +196,5 @@ export function registerVpnGuard(server: Server, config: VpnRuleConfig): void {
     if (!refusal) return h.continue;
     const header = request.headers.host;
     return blockedPage(h, typeof header === 'string' ? header : '', refusal, { back: mode === 'viewer' });
-  });
+  }, { after: [EXT.context] });
 }

@@ -3,7 +3,8 @@ import type { App } from '../../services/app.ts';
 import { durationText } from '../../services/rigs/availability.ts';
 import { rigDetail, type RigDetail } from '../../services/rigs/detail.ts';
 import { rigTrack } from '../../services/rigs/track.ts';
-import { absoluteTime, timeAgo } from '../../services/time-text.ts';
+import { dateText } from '../../services/date-text.ts';
+import { timeAgo } from '../../services/time-ago.ts';
 import { pageAuth } from '../plugins/auth.ts';
 import { lanLink } from './rig-page.ts';
 
@@ -31,8 +32,8 @@ export function rigDetailPageModel(d: RigDetail, now: Date, map?: { track: [numb
     tilesUrl: map?.tilesUrl ?? '',
     rig: d,
     // The gateway's local time with its zone, for people (the JSON has only the UTC time).
-    lastReportAbsolute: absoluteTime(new Date(d.last_report.at)),
-    firstSeenAbsolute: absoluteTime(new Date(d.first_seen.at)),
+    lastReportAbsolute: dateText(new Date(d.last_report.at)),
+    firstSeenAbsolute: dateText(new Date(d.first_seen.at)),
     lanUrl: d.lan_ip ? lanLink(d.lan_ip) : null,
     vpnUrl: `http://${d.vpn_name}`,
     position: d.latitude === null || d.longitude === null ? null : position(d.latitude, d.longitude),

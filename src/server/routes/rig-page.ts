@@ -1,9 +1,9 @@
 import { isIPv6 } from 'node:net';
 import type { ServerRoute } from '@hapi/hapi';
-import { formatDistance } from 'date-fns/formatDistance';
 import type { App } from '../../services/app.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
-import type { RigView } from '../../services/rigs/service.ts';
+import type { RigView } from '../../services/rigs/view.ts';
+import { timeAgo } from '../../services/time-ago.ts';
 import { pageAuth } from '../plugins/auth.ts';
 import { PUBLIC_DIR } from '../views.ts';
 
@@ -35,7 +35,7 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
       branch: r.branch,
       version: r.version,
       // Like Rails' time_ago_in_words: "5 minutes ago", "about 2 hours ago".
-      lastSeen: formatDistance(r.last_seen_at, now, { addSuffix: true }),
+      lastSeen: timeAgo(r.last_seen_at, now),
       lastSeenIso: r.last_seen_at.toISOString(),
       lastSeenTitle: r.last_seen_at.toISOString(),
     })),

@@ -1,7 +1,7 @@
 import { pruneAuditRows } from '../../db/audit.ts';
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../log.ts';
-import type { BackgroundTask } from '../app.ts';
+import type { BackgroundTask } from '../background-task.ts';
 import { canonicalJson, sealAudit } from './chain.ts';
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../log.ts';
-import type { BackgroundTask } from '../app.ts';
+import type { BackgroundTask } from '../background-task.ts';
 import { appendAudit, type AuditEntry } from './log.ts';
 
 /** One entry per key and minute. */

@@ -1,5 +1,14 @@
 import type { Reader } from '../../db/reader.ts';
-import type { PublicUser } from './users.ts';
+
+/** A user as services hand it out: the id is a decimal string, settings are parsed JSON. */
+export interface PublicUser {
+  id: string;
+  username: string;
+  email: string;
+  admin: boolean;
+  rig_ui_settings: unknown;
+  created_at: Date;
+}
 
 interface UserRow {
   id: number;

@@ -5,7 +5,7 @@ import { Conflict, Forbidden, InvalidInput, NotFound, TooLarge } from '../../err
 import { appendAudit } from '../audit/log.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import type { Passwords } from './passwords.ts';
-import { listUsers } from './user-queries.ts';
+import { listUsers, type PublicUser } from './user-queries.ts';
 
 /** Largest rig_ui_settings value, as JSON text. */
 export const MAX_SETTINGS_BYTES = 64 * 1024;
@@ -14,15 +14,7 @@ const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 // Deliberately plain: one @, something on both sides, no spaces. Gateways use internal domains.
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 
-/** A user as services hand it out: the id is a decimal string, settings are parsed JSON. */
-export interface PublicUser {
-  id: string;
-  username: string;
-  email: string;
-  admin: boolean;
-  rig_ui_settings: unknown;
-  created_at: Date;
-}
+export type { PublicUser } from './user-queries.ts';
 
 export function toPublicUser(u: User): PublicUser {
   return {

@@ -1,7 +1,7 @@
 import { openClusterLock, type ClusterLock } from '../../db/cluster-lock.ts';
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../log.ts';
-import type { BackgroundTask } from '../app.ts';
+import type { BackgroundTask } from '../background-task.ts';
 
 /**
  * Background tasks that run on one node at a time (the upload monitor, the retention sweep): the

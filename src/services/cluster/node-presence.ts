@@ -8,6 +8,7 @@ import { CannotStart } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { rigdVersion } from '../../version.ts';
 import { LIVE_HEARTBEATS } from './live.ts';
+import { timeAgo } from '../time-ago.ts';
 
 /** This process's run: one per process (two apps in one process, as tests run them, are one node). */
 const RUN_ID = randomBytes(12).toString('hex');
@@ -107,7 +108,7 @@ export class NodePresence {
 
   #taken(self: NodeIdentity, refused: { holder: NodeRow; heartbeatAgeMs: number }): CannotStart {
     const { holder, heartbeatAgeMs } = refused;
-    const who = `(${holder.hostname}, pid ${holder.pid}, heartbeat ${Math.max(0, Math.round(heartbeatAgeMs / 1000))} s ago)`;
+    const who = `(${holder.hostname}, pid ${holder.pid}, heartbeat ${timeAgo(new Date(Date.now() - heartbeatAgeMs), new Date(), { short: true })})`;
     if (holder.instanceId !== self.instanceId) {
       return new CannotStart(`this data_dir is held by a live node "${holder.instanceId}" ${who}: on SQLite one rigd serve runs per data_dir; stop that one first`, 'data_dir_taken');
     }

@@ -7,6 +7,7 @@ import { serveLockHeld } from '../../db/serve-lock.ts';
 import { openSqliteReadOnly } from '../../db/sqlite-read-only.ts';
 import { LIVE_HEARTBEATS } from '../cluster/live.ts';
 import { errorText, ok, warn, type Finding } from './finding.ts';
+import { timeAgo } from '../time-ago.ts';
 
 /** Nodes gone quiet within this long are still named (as no longer live). */
 const RECENT_MS = 86_400_000;
@@ -58,14 +59,12 @@ export async function checkNodes(config: Readonly<Config>): Promise<Finding> {
 }
 
 function describe(n: SeenNode): string {
-  return `${n.instanceId} (${n.hostname}, pid ${n.pid}, rigd ${n.version}, heartbeat ${ago(n.ageS)})`;
+  return `${n.instanceId} (${n.hostname}, pid ${n.pid}, rigd ${n.version}, heartbeat ${secondsAgo(n.ageS)})`;
 }
 
-function ago(s: number): string {
-  const n = Math.max(0, Math.round(s));
-  if (n < 120) return `${n} s ago`;
-  if (n < 7200) return `${Math.round(n / 60)} min ago`;
-  return `${Math.round(n / 3600)} h ago`;
+function secondsAgo(s: number): string {
+  const now = new Date();
+  return timeAgo(new Date(now.getTime() - s * 1000), now, { short: true });
 }
 
 async function pgNodes(url: string): Promise<SeenNode[] | null> {

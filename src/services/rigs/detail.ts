@@ -4,9 +4,8 @@ import type { UploadState } from '../../db/models/upload.ts';
 import type { Reader } from '../../db/reader.ts';
 import { rigAvailability, type Availability } from './availability.ts';
 import { rigNotFound, findRig } from './lookup.ts';
-import { fixAge } from './last-fix.ts';
 import { statusMeaning, type RigStatus } from './status.ts';
-import { timeAgo } from '../time-text.ts';
+import { shortAge, timeAgo } from '../time-ago.ts';
 
 /**
  * A moment shown two ways: `at` ISO 8601 UTC ending in Z (scripts, like every time in rigd's JSON),
@@ -149,7 +148,7 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
     lan_ip: rig.lan_ip,
     latitude: rig.latitude,
     longitude: rig.longitude,
-    last_fix: positions[0] ? { latitude: Number(positions[0].latitude), longitude: Number(positions[0].longitude), ...timeView(new Date(positions[0].received_at), now), age: fixAge(new Date(positions[0].received_at), now) } : null,
+    last_fix: positions[0] ? { latitude: Number(positions[0].latitude), longitude: Number(positions[0].longitude), ...timeView(new Date(positions[0].received_at), now), age: shortAge(new Date(positions[0].received_at), now) } : null,
     current_project: rig.current_project,
     last_report: timeView(rig.last_seen_at, now),
     first_seen: timeView(rig.created_at, now),

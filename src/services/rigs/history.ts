@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
 import { findRig, rigNotFound } from './lookup.ts';
-import type { RigReportView } from './service.ts';
+import type { RigReportView } from './view.ts';
 
 /**
  * One report of the history under the interface's field names (the names a rig sends), the same in

@@ -4,15 +4,6 @@
  * report with one), with its time. Read side only: nothing is stored twice.
  */
 
-/** "last fix 2 h ago": the age of a fix in few characters (s, min, h, d). */
-export function fixAge(at: Date, now: Date): string {
-  const s = Math.max(0, Math.round((now.getTime() - at.getTime()) / 1000));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min`;
-  if (s < 2 * 86400) return `${Math.floor(s / 3600)} h`;
-  return `${Math.floor(s / 86400)} d`;
-}
-
 /** SQL (both engines): per rig without a position now, its newest report with one. */
 export const LAST_FIX_SQL = `SELECT r.id, f.latitude, f.longitude, f.received_at AS fix_at, r.last_seen_at, r.branch, r.version
   FROM rigs r

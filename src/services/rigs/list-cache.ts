@@ -2,7 +2,7 @@ import type { Config } from '../../config/schema.ts';
 import { dataVersion, type Reader } from '../../db/reader.ts';
 import { weakEtag } from '../weak-etag.ts';
 import { listRigs } from './queries.ts';
-import type { RigView } from './service.ts';
+import type { RigView } from './view.ts';
 
 /** A listing body built once and served until the data or the time it depends on moves on. */
 export interface CachedBody {

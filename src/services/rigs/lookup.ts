@@ -2,8 +2,7 @@ import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
 import { NotFound } from '../../errors.ts';
 import { parseRigId } from './report-input.ts';
-import { rigView, type RigRow } from './queries.ts';
-import type { RigView } from './service.ts';
+import { rigView, type RigRow, type RigView } from './view.ts';
 
 /** "rig X not found", X shown printable and short whatever was asked for. */
 export function rigNotFound(rawId: string): NotFound {

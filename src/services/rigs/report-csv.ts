@@ -1,6 +1,6 @@
 import { toCsv } from '../csv.ts';
 import type { HistoryEntry } from './history.ts';
-import type { RigReportView } from './service.ts';
+import type { RigReportView } from './view.ts';
 
 /**
  * The rig report history as CSV (GET /api/v1/rigs/:id/reports?format=csv and `rigd rigs history --csv`):

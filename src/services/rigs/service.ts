@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../db/index.ts';
 import type { Rig } from '../../db/models/index.ts';
-import { reportsOf, rigBoundTo, setBinding, type ReportRow } from '../../db/rigs.ts';
+import { reportsOf, rigBoundTo, setBinding } from '../../db/rigs.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
 import { silentLogger } from '../../log.ts';
 import { identityEvents, type RecordIdentityEvent } from './identity-events.ts';
@@ -11,31 +11,9 @@ import { ReportBatches } from './report-batches.ts';
 import { parseRigId, parseRigReport } from './report-input.ts';
 import { RigRetention, type RetentionOptions } from './retention.ts';
 import { RigListCache } from './list-cache.ts';
-import { listRigs, rigView } from './queries.ts';
+import { listRigs } from './queries.ts';
+import { rigView, type RigReportView, type RigView } from './view.ts';
 import type { RigStatus } from './status.ts';
-
-/** A rig as tools and pages see it. */
-export interface RigView {
-  id: string;
-  status: RigStatus;
-  last_seen_at: Date;
-  serial: string;
-  lan_ip: string | null;
-  vpn_address: string;
-  /** The VPN address the id is bound to (rigs.address_binding); null: unbound, the next report binds it. */
-  bound_address?: string | null;
-  /** <id>.<vpn.rig_domain> */
-  vpn_name: string;
-  version: string;
-  branch: string;
-  latitude: number | null;
-  longitude: number | null;
-  current_project: string | null;
-  created_at: Date;
-}
-
-/** One history row (device location record): a stored report without its rig id. */
-export type RigReportView = Omit<ReportRow, 'rig_id' | 'received_at'> & { received_at: Date };
 
 export interface HistoryQuery {
   since?: Date;

@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { loadConfig } from '../../../src/config/load.ts';
 import { openDatabase } from '../../../src/db/index.ts';
 import { Notifier } from '../../../src/services/notify/notifier.ts';
-import { serveProcess, type ServeProcess } from '../../helpers/cli.ts';
+import { serveProcess, type ServeProcess } from '../../helpers/serve-process.ts';
 import { testDb } from '../../helpers/dialect.ts';
 import { sleep, waitFor } from '../../helpers/jobs.ts';
 import { tmpDir } from '../../helpers/tmp.ts';

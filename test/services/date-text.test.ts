@@ -1,7 +1,7 @@
 // Absolute times name their zone: ISO 8601 with a numeric offset (never "Z"), and for people the
 // offset with the zone's short name. TZ is changed inside the process (Node re-reads it).
 import test from 'tape';
-import { absoluteTime, isoWithOffset, utcOffset } from '../../src/services/time-text.ts';
+import { dateText, isoWithOffset, utcOffset } from '../../src/services/date-text.ts';
 import { positionRuns } from '../../src/services/rigs/detail.ts';
 
 const AT = new Date('2026-11-23T07:37:30.123Z');
@@ -17,7 +17,7 @@ function inZone<T>(tz: string, fn: () => T): T {
   }
 }
 
-test('isoWithOffset and absoluteTime in several zones', (t) => {
+test('isoWithOffset and dateText in several zones', (t) => {
   const cases: [string, string, string][] = [
     ['UTC', '2026-11-23T07:37:30+00:00', '2026-11-23 07:37:30 +00:00 (UTC)'],
     ['Europe/Berlin', '2026-11-23T08:37:30+01:00', '2026-11-23 08:37:30 +01:00 (CET)'],
@@ -28,10 +28,25 @@ test('isoWithOffset and absoluteTime in several zones', (t) => {
     inZone(tz, () => {
       t.equal(isoWithOffset(AT), iso, `${tz}: ISO 8601 with offset`);
       t.equal(new Date(isoWithOffset(AT, { ms: true })).getTime(), AT.getTime(), `${tz}: the same moment, milliseconds kept`);
-      t.ok(absoluteTime(AT).startsWith(absolute), `${tz}: ${absoluteTime(AT)}`);
+      t.equal(dateText(AT), absolute, `${tz}: full`);
     });
   }
   t.equal(inZone('UTC', () => utcOffset(AT)), '+00:00', 'UTC is +00:00, not Z');
+  t.end();
+});
+
+test('dateText: the time of day alone names its zone; utc-minute is the same in every zone', (t) => {
+  const cases: [string, string][] = [
+    ['UTC', '07:37:30 UTC'],
+    ['Europe/Berlin', '08:37:30 CET'],
+    ['America/Sao_Paulo', '04:37:30 -03:00'],
+  ];
+  for (const [tz, clock] of cases) {
+    inZone(tz, () => {
+      t.equal(dateText(AT, 'clock'), clock, `${tz}: clock`);
+      t.equal(dateText(AT, 'utc-minute'), '2026-11-23 07:37 UTC', `${tz}: utc-minute`);
+    });
+  }
   t.end();
 });
 

@@ -1,8 +1,6 @@
-import { formatDistance } from 'date-fns/formatDistance';
-
 /**
- * Times as people and scripts read them: relative words for a glance, and an absolute time that
- * names its zone (the gateway's local zone, TZ) so that nobody has to guess what "07:37" means.
+ * Absolute times as people and scripts read them, naming their zone (the gateway's local zone, TZ)
+ * so that nobody has to guess what "07:37" means. Relative ones ("5 minutes ago"): time-ago.ts.
  */
 
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
@@ -34,14 +32,25 @@ function zoneName(d: Date): string | null {
   return /^[A-Z]{2,5}$/.test(name) ? name : null;
 }
 
-/** For people: "2026-11-23 08:37:30 +01:00 (CET)"; the zone name is left out when it is only an offset. */
-export function absoluteTime(d: Date): string {
-  const p = localParts(d);
-  const name = zoneName(d);
-  return `${p.date} ${p.time} ${utcOffset(d)}${name ? ` (${name})` : ''}`;
+/** The local zone's short name at `d`, else its offset: "CET", "+05:30". */
+function zoneText(d: Date): string {
+  return zoneName(d) ?? utcOffset(d);
 }
 
-/** Like Rails' time_ago_in_words: "5 minutes ago", "about 2 hours ago". */
-export function timeAgo(d: Date, now: Date): string {
-  return formatDistance(d, now, { addSuffix: true });
+/**
+ * How a time is written for people, always naming its zone:
+ * - 'full' (the gateway's local zone): "2026-11-23 08:37:30 +01:00 (CET)"; the name is left out
+ *   when the platform knows the zone only as an offset.
+ * - 'clock' (local): the time of day alone, "08:37:30 CET" (status lines of the watch views).
+ * - 'utc-minute': "2026-11-23 07:37 UTC", whatever the local zone (tables that must not depend on it).
+ */
+export type DateForm = 'full' | 'clock' | 'utc-minute';
+
+/** The one date text of the CLI, the views and the pages (machines get ISO 8601: toISOString, isoWithOffset). */
+export function dateText(d: Date, form: DateForm = 'full'): string {
+  if (form === 'utc-minute') return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const p = localParts(d);
+  if (form === 'clock') return `${p.time} ${zoneText(d)}`;
+  const name = zoneName(d);
+  return `${p.date} ${p.time} ${utcOffset(d)}${name ? ` (${name})` : ''}`;
 }
