@@ -31,6 +31,7 @@ import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from 
 import type { JobInfo } from '../jobs/job.ts';
 import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
 import { errorText, leaseHeldQuery, type Lease } from '../jobs/store.ts';
+import { StepTimer } from './step-timer.ts';
 
 export const CAPTURE_JOB = 'capture';
 
@@ -159,8 +160,10 @@ export class Ingester {
     await this.#removeLeftovers(capture.id);
     const file = path.join(this.opts.tmpDir, `capture-${capture.id}-${job.attempts}-${randomBytes(6).toString('hex')}.sqlite`);
     let last: CaptureProgress = { step: 'download', bytes: 0, total: capture.size === null ? null : Number(capture.size), rows: 0 };
+    const timing = new StepTimer(job.createdAt, started);
     const report = (p: CaptureProgress) => {
       last = p;
+      timing.step(p.step);
       ctx.progress({ ...p });
     };
     report(last);
@@ -173,10 +176,14 @@ export class Ingester {
       ctx.lease);
       report(at('done', tables.reduce((n, t) => n + t.rows, 0)));
       const record = this.#record(capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info, tables });
+      timing.step('record');
       // Ingested: the kept version is let go once the job's "done" has committed.
       return async (transaction) => {
         await record(transaction);
-        transaction.afterCommit(() => void this.#release(capture));
+        transaction.afterCommit(() => {
+          this.opts.logger.info('capture imported', { capture_id: capture.id, job_id: job.id, attempt: job.attempts, bytes: fetched.bytes, rows: last.rows ?? 0, ...timing.fields() });
+          void this.#release(capture);
+        });
       };
     } catch (err) {
       const failure = this.#failure(err, ctx.signal, last.step);
