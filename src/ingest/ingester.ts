@@ -1,7 +1,8 @@
 /**
  * The capture ingester: the JobRunner handler of `capture` jobs, one pipeline
  *
- *   fetch   storage (through the driver) -> temp file under data_dir (capped, hashed)
+ *   fetch   storage (through the driver) -> temp file under data_dir (capped, hashed); from the
+ *           embedded store, a hard link to the held version instead (no copy; its etag is its SHA-256)
  *   inspect in the capture child's sandbox: header, read-only open, schema policy, quick_check, tables
  *   import  the same child streams the rows; rigd writes them to the capture store in one transaction
  *           (IngesterOptions.importStep: storeImport)
@@ -16,7 +17,7 @@
  * The temp file is always removed.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat as fsStat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CaptureTableSummary } from '../db/capture-store/layout.ts';
 import type { Database } from '../db/index.ts';
@@ -133,6 +134,9 @@ class Refused extends Error {
 /** Time left for the inspection: the job's bound less what is spent, less a margin for import and record. */
 const RECORD_MARGIN_MS = 2000;
 
+/** An embedded store etag: the hex SHA-256 of the content. */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** The code of a transient failure in each step. */
 const STEP_CODES: Record<string, string> = { download: 'storage_error', import: 'import_error' };
 
@@ -214,6 +218,11 @@ export class Ingester {
     if (stat.size > this.opts.maxBytes) {
       throw new Refused('too_large', `Capture is ${stat.size} bytes, larger than the limit of ${this.opts.maxBytes} bytes.`);
     }
+    const linked = await this.#linkHeld(capture, file, stat.size);
+    if (linked) {
+      report({ step: 'download', bytes: linked.bytes, total: stat.size, rows: 0 });
+      return linked;
+    }
     let source;
     try {
       source = await this.storage.read(capture.key, version);
@@ -235,6 +244,19 @@ export class Ingester {
     }
     if (got.bytes !== stat.size) throw new Error(`read ${got.bytes} bytes of ${capture.key}, storage said ${stat.size}`);
     return got;
+  }
+
+  /**
+   * The embedded store's held version read in place: a hard link to it as `file`, no copy. Its etag
+   * is the SHA-256 of its content, computed by this store when it was PUT, so it is the record's
+   * sha256. The capture child opens it read-only and immutable like a copy. Null: copy it instead.
+   */
+  async #linkHeld(capture: Capture, file: string, size: number): Promise<{ bytes: number; sha256: string } | null> {
+    if (this.storage.driver !== 'embedded' || !this.storage.linkHeld || !SHA256_HEX.test(capture.etag)) return null;
+    if (!(await this.storage.linkHeld(capture.key, { etag: capture.etag, versionId: capture.version_id }, file))) return null;
+    const { size: bytes } = await fsStat(file);
+    if (bytes !== size) throw new Error(`the kept version of ${capture.key} is ${bytes} bytes, storage said ${size}`);
+    return { bytes, sha256: capture.etag };
   }
 
   /** inspect and import: the one call site of the import step (CaptureRejected: refused for good). */
