@@ -2,7 +2,8 @@
  * The capture ingester: the JobRunner handler of `capture` jobs, one pipeline
  *
  *   fetch   storage (through the driver) -> temp file under data_dir (capped, hashed); from the
- *           embedded store, a hard link to the held version instead (no copy; its etag is its SHA-256)
+ *           embedded store, a hard link to the held version instead (no copy), read through once
+ *           (hashed: it must be its etag, the SHA-256 the store computed; and then in the page cache)
  *   inspect in the capture child's sandbox: header, read-only open, schema policy, quick_check, tables
  *   import  the same child streams the rows; rigd writes them to the capture store in one transaction
  *           (IngesterOptions.importStep: storeImport)
@@ -17,7 +18,7 @@
  * The temp file is always removed.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm, stat as fsStat } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { CaptureTableSummary } from '../db/capture-store/layout.ts';
 import type { Database } from '../db/index.ts';
@@ -27,7 +28,7 @@ import type { ObjectStorage } from '../storage/contract.ts';
 import { CaptureRejected, type CaptureInfo } from './capture-file.ts';
 import { importCapture } from './import.ts';
 import type { CaptureStoreWriter } from '../db/capture-store/writer.ts';
-import { downloadTo, ObjectTooLarge } from './capture-download.ts';
+import { downloadTo, ObjectTooLarge, readThrough } from './capture-download.ts';
 import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
 import type { JobInfo } from '../jobs/job.ts';
 import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
@@ -134,7 +135,7 @@ class Refused extends Error {
 /** Time left for the inspection: the job's bound less what is spent, less a margin for import and record. */
 const RECORD_MARGIN_MS = 2000;
 
-/** An embedded store etag: the hex SHA-256 of the content. */
+/** An embedded store etag (the hex SHA-256 of the content). */
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** The code of a transient failure in each step. */
@@ -218,10 +219,17 @@ export class Ingester {
     if (stat.size > this.opts.maxBytes) {
       throw new Refused('too_large', `Capture is ${stat.size} bytes, larger than the limit of ${this.opts.maxBytes} bytes.`);
     }
-    const linked = await this.#linkHeld(capture, file, stat.size);
-    if (linked) {
-      report({ step: 'download', bytes: linked.bytes, total: stat.size, rows: 0 });
-      return linked;
+    if (await this.#linkHeld(capture, file)) {
+      const read = await readThrough(file, {
+        maxBytes: this.opts.maxBytes,
+        bytesPerSecond: this.opts.bytesPerSecond,
+        signal,
+        onBytes: (bytes) => report({ step: 'download', bytes, total: stat.size, rows: 0 }),
+      }).catch((err: unknown) => Promise.reject(err instanceof ObjectTooLarge ? new Refused('too_large', err.message) : err));
+      if (read.bytes !== stat.size || read.sha256 !== capture.etag) {
+        throw new Error(`the kept version of ${capture.key} is not what was stored (${read.bytes} bytes, sha256 ${read.sha256}; storage said ${stat.size} bytes, ${capture.etag})`);
+      }
+      return read;
     }
     let source;
     try {
@@ -246,17 +254,10 @@ export class Ingester {
     return got;
   }
 
-  /**
-   * The embedded store's held version read in place: a hard link to it as `file`, no copy. Its etag
-   * is the SHA-256 of its content, computed by this store when it was PUT, so it is the record's
-   * sha256. The capture child opens it read-only and immutable like a copy. Null: copy it instead.
-   */
-  async #linkHeld(capture: Capture, file: string, size: number): Promise<{ bytes: number; sha256: string } | null> {
-    if (this.storage.driver !== 'embedded' || !this.storage.linkHeld || !SHA256_HEX.test(capture.etag)) return null;
-    if (!(await this.storage.linkHeld(capture.key, { etag: capture.etag, versionId: capture.version_id }, file))) return null;
-    const { size: bytes } = await fsStat(file);
-    if (bytes !== size) throw new Error(`the kept version of ${capture.key} is ${bytes} bytes, storage said ${size}`);
-    return { bytes, sha256: capture.etag };
+  /** The embedded store's held version as `file`, a hard link (opened read-only and immutable like a copy). False: copy it. */
+  async #linkHeld(capture: Capture, file: string): Promise<boolean> {
+    if (this.storage.driver !== 'embedded' || !this.storage.linkHeld || !SHA256_HEX.test(capture.etag)) return false;
+    return this.storage.linkHeld(capture.key, { etag: capture.etag, versionId: capture.version_id }, file);
   }
 
   /** inspect and import: the one call site of the import step (CaptureRejected: refused for good). */

@@ -2,11 +2,11 @@
 // ingested with their tables and row counts; broken and hostile files each end failed with a
 // clear reason while the worker keeps going; a file past the cap is refused while it is read.
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import test from 'tape';
-import { downloadTo, ObjectTooLarge } from '../../src/ingest/capture-download.ts';
+import { downloadTo, ObjectTooLarge, readThrough } from '../../src/ingest/capture-download.ts';
 import { ingestTmpDir } from '../../src/ingest/capture-worker.ts';
 import type { ObjectStorage } from '../../src/storage/contract.ts';
 import { countRows } from '../helpers/capture-store.ts';
@@ -147,6 +147,24 @@ test('downloadTo: hashes while streaming and paces to a read rate', async (t) =>
   t.equal(got.bytes, data.length, 'all bytes');
   t.equal(got.sha256, createHash('sha256').update(data).digest('hex'), 'sha256');
   t.ok(ms >= 250, `paced: 300 KiB at 1 MiB/s took ${ms} ms`);
+});
+
+test('readThrough: hashes a local file in pieces, stops past the cap, honours an abort', async (t) => {
+  await setup();
+  const data = Buffer.alloc(2.5 * MiB);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 31) & 255;
+  const file = path.join(files, 'through.bin');
+  writeFileSync(file, data);
+  const seen: number[] = [];
+  const got = await readThrough(file, { maxBytes: 10 * MiB, onBytes: (n) => seen.push(n) });
+  t.deepEqual([got.bytes, got.sha256], [data.length, createHash('sha256').update(data).digest('hex')], 'every byte, sha256 of the content');
+  t.deepEqual(seen, [MiB, 2 * MiB, 2.5 * MiB], 'read in 1 MiB pieces');
+  const err = await readThrough(file, { maxBytes: MiB }).catch((e: Error) => e);
+  t.ok(err instanceof ObjectTooLarge, 'past the cap: ObjectTooLarge');
+  const stop = new AbortController();
+  stop.abort();
+  const aborted = await readThrough(file, { maxBytes: 10 * MiB, signal: stop.signal }).catch((e: Error) => e);
+  t.equal((aborted as Error).name, 'AbortError', 'an aborted read stops');
 });
 
 test('an object gone from storage, or overwritten since it was queued: failed, not retried', async (t) => {
