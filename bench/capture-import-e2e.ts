@@ -1,6 +1,7 @@
 // Capture import end to end, as an operator runs it, against the sqlite3 CLI's own copy:
 //  - rigd: `bin/rigd serve` runs as its own process with the default config (data_dir, port, log
-//    level info and, with --engine postgres, database.url from the environment); the capture is put
+//    level info and, with --engine postgres, database.url and cluster.single_node, as the embedded
+//    store on PostgreSQL needs, from the environment); the capture is put
 //    into its embedded store the way a PUT would; `bin/rigd ingest KEY --wait --json` (a fresh key)
 //    and then `bin/rigd ingest KEY --wait --force --json` (the same capture imported again) are timed
 //    from their start to their exit. rigd serve's RSS is sampled from /proc every 20 ms meanwhile.
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
     RIGD_LOG_LEVEL: 'info',
     RIGD_STORAGE_PUBLIC_URL: base,
     RIGD_STORAGE_MAX_UPLOAD_SIZE: String(Math.max(...SIZES) * 2 * MB),
-    ...(cluster ? { RIGD_DATABASE_URL: cluster.url } : {}),
+    ...(cluster ? { RIGD_DATABASE_URL: cluster.url, RIGD_CLUSTER_SINGLE_NODE: 'true' } : {}),
   };
   const serveArgs = ['--max-semi-space-size=32', path.join(ROOT, 'bin', 'rigd'), 'serve', '--port', String(port), '--host', '127.0.0.1'];
   const serve = spawn(process.execPath, serveArgs, { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
   const storage = new EmbeddedStorage(config);
   try {
     console.log(`# capture import end to end, ${cluster ? `PostgreSQL ${cluster.version}` : 'SQLite'} store; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-    console.log(`# rigd serve: RIGD_DATA_DIR=... ${cluster ? 'RIGD_DATABASE_URL=... ' : ''}node ${serveArgs.map((a) => path.relative(ROOT, a) || a).join(' ')} (pid ${serve.pid})`);
+    console.log(`# rigd serve: RIGD_DATA_DIR=... ${cluster ? 'RIGD_DATABASE_URL=... RIGD_CLUSTER_SINGLE_NODE=true ' : ''}node ${serveArgs.map((a) => path.relative(ROOT, a) || a).join(' ')} (pid ${serve.pid})`);
     console.log('# rigd: bin/rigd ingest KEY --wait --json (fresh key), then bin/rigd ingest KEY --wait --force --json; sqlite3: sqlite3 new.sqlite "ATTACH ... CREATE TABLE t AS SELECT * FROM c.t ..."');
     console.log('size_MB  rows       run     sqlite3_s  rigd_s  ratio  rigd_rss_base_MB  rigd_rss_growth_MB');
     for (const mb of SIZES) {
