@@ -27,14 +27,17 @@ export interface CopyTarget {
   storeColumns: readonly string[];
 }
 
-const SPECIAL = /[\\\n\r\t]/g;
+const SPECIAL = /[\\\n\r\t]/;
+const SPECIALS = /[\\\n\r\t]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** A value's field in COPY's text format: its jsonb text, escaped; NULL as \N. */
 export function copyField(v: unknown, cls?: string): string {
+  // A blob's jsonb text directly (base64 needs no escaping in JSON nor in COPY): encodeValue's form.
+  if (cls !== 'n' && (Buffer.isBuffer(v) || v instanceof Uint8Array)) return `{"base64":"${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')}"}`;
   const text = encodeValue(v, cls);
   if (text === null) return '\\N';
-  return text.replace(SPECIAL, (c) => ESCAPES[c]!);
+  return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c]!) : text;
 }
 
 /** Rows (each `width` values, classes per row) as COPY text-format lines, capture id first. */
