@@ -9,8 +9,9 @@
  *
  * Each value is its class-carrying jsonb text (pg-values.ts), escaped for the text format: backslash,
  * newline, carriage return and tab as \\, \n, \r, \t; SQL NULL as \N. (A text holding NUL travels as
- * base64 inside the jsonb, so no NUL byte is ever sent.) Memory stays bounded: a write waits for the
- * socket to drain (backpressure), so one batch at a time is in flight.
+ * base64 inside the jsonb, so no NUL byte is ever sent.) Memory stays bounded: a batch is written in
+ * pieces of about 64 Ki characters, then the write waits for the socket to drain (backpressure), so
+ * one batch at a time is in flight.
  */
 import { once } from 'node:events';
 import type pg from 'pg';
@@ -40,9 +41,19 @@ export function copyField(v: unknown, cls?: string): string {
   return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c]!) : text;
 }
 
+/** Characters of COPY text per piece handed to the stream, about (small strings: V8's young generation frees them soon). */
+const PIECE_CHARS = 64 * 1024;
+
 /** Rows (each `width` values, classes per row) as COPY text-format lines, capture id first. */
 export function copyLines(captureId: number, rows: readonly unknown[][], width: number, classes: readonly string[] | undefined, table: string): string {
-  const lines: string[] = [];
+  return copyPieces(captureId, rows, width, classes, table).join('');
+}
+
+/** The same text as copyLines in pieces of about PIECE_CHARS characters (whole lines; a longer line alone). */
+export function copyPieces(captureId: number, rows: readonly unknown[][], width: number, classes: readonly string[] | undefined, table: string): string[] {
+  const pieces: string[] = [];
+  let lines: string[] = [];
+  let chars = 0;
   const id = String(captureId);
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
@@ -53,8 +64,15 @@ export function copyLines(captureId: number, rows: readonly unknown[][], width: 
     let line = id;
     for (let i = 0; i < width; i++) line += `\t${copyField(row[i], cls?.[i])}`;
     lines.push(line);
+    chars += line.length + 1;
+    if (chars >= PIECE_CHARS) {
+      pieces.push(`${lines.join('\n')}\n`);
+      lines = [];
+      chars = 0;
+    }
   }
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  if (lines.length > 0) pieces.push(`${lines.join('\n')}\n`);
+  return pieces;
 }
 
 export class PgCopy {
@@ -75,9 +93,12 @@ export class PgCopy {
       await this.end();
       this.#open(target);
     }
-    const text = copyLines(this.captureId, rows, target.storeColumns.length, classes, target.name);
+    const pieces = copyPieces(this.captureId, rows, target.storeColumns.length, classes, target.name);
     this.#sent += rows.length;
-    if (text.length > 0 && !this.#stream!.write(text)) await this.#drained();
+    const stream = this.#stream!;
+    let full = false;
+    for (const piece of pieces) full = !stream.write(piece) || full;
+    if (full) await this.#drained();
   }
 
   /** Ends the COPY in progress; rejects with the server's refusal, naming the table. */

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import test from 'tape';
 import type { RowBatch, StoreTable } from '../../../src/db/capture-store/index.ts';
-import { copyField, copyLines } from '../../../src/db/capture-store/pg-copy.ts';
+import { copyField, copyLines, copyPieces } from '../../../src/db/capture-store/pg-copy.ts';
 import { countRows, openTestReader, openTestStore } from '../../helpers/capture-store.ts';
 import { postgresOnly } from '../../helpers/dialect.ts';
 import { tmpDir } from '../../helpers/tmp.ts';
@@ -29,6 +29,10 @@ test("COPY's text format: the jsonb text of each value, escaped; NULL as \\N", (
   t.equal(copyField('x\u0000y', 't'), '{"text":"eAB5"}', 'text with NUL as base64 inside the jsonb (no NUL byte sent)');
   t.equal(copyLines(7, [[1, 'a'], [null, 'b\nc']], 2, ['it', 'nt'], 'x'), '7\t1\t"a"\n7\t\\N\t"b\\\\nc"\n', 'lines: capture id first, tab-separated, newline-ended');
   t.throws(() => copyLines(7, [[1]], 2, undefined, 'x'), /a row of x has 1 values, not 2/, 'a row of the wrong width is refused');
+  const many = Array.from({ length: 5000 }, (_, i) => [i, `row ${i}\t`]);
+  const pieces = copyPieces(3, many, 2, undefined, 'x');
+  t.equal(pieces.join(''), copyLines(3, many, 2, undefined, 'x'), 'a batch in pieces is the same text');
+  t.ok(pieces.length > 1 && pieces.every((p) => p.endsWith('\n') && p.length < 70 * 1024), `in ${pieces.length} pieces of whole lines, each about 64 Ki characters at most`);
   t.end();
 });
 
