@@ -1,30 +1,45 @@
-// Capture import end to end, as an operator runs it, against the engine's own copy:
-//  - rigd: `bin/rigd serve` runs as its own process (default config; data_dir, upload size and, for
-//    PostgreSQL, database.url from the environment); the capture is put into its embedded store and
-//    `bin/rigd ingest KEY --wait` is timed from its start to its exit (queue, pick-up, download,
-//    inspection, quick_check, import, record). rigd serve's RSS is sampled every 20 ms meanwhile.
+// Capture import end to end, as an operator runs it, against the sqlite3 CLI's own copy:
+//  - rigd: `bin/rigd serve` runs as its own process with the default config (data_dir, port, log
+//    level info and, with --engine postgres, database.url and cluster.single_node, as the embedded
+//    store on PostgreSQL needs, from the environment); the capture is put
+//    into its embedded store the way a PUT would; `bin/rigd ingest KEY --wait --json` (a fresh key)
+//    and then `bin/rigd ingest KEY --wait --force --json` (the same capture imported again) are timed
+//    from their start to their exit. rigd serve's RSS is sampled from /proc every 20 ms meanwhile.
 //  - baseline: the sqlite3 CLI copying the same tables into a fresh file, same run:
 //    `ATTACH 'capture' AS c; BEGIN; CREATE TABLE t AS SELECT * FROM c.t; ...; COMMIT`.
-// Prints both times and the ratio (sqlite3 time / rigd time; target >= 0.5), and rigd's RSS growth
-// (target <= 64 MB on a 200 MB capture).
-// Run by hand: npm run build && npm run bench:capture-import-e2e
-// Env: BENCH_SIZES (MB, default "100,200"), RIGD_BENCH_DATABASE_URL=postgres://... (an empty database:
-// rigd serve uses it, the store is its schema rigd_captures).
+// Prints both times, the ratio (sqlite3 time / rigd time; target >= 0.5), rigd serve's RSS growth
+// (target <= 64 MB on a 200 MB capture) and where rigd's time went: from the "capture imported" log
+// line of the job (queued: job created to claimed; the ingester's steps; record: the handler's end
+// to the commit of "done"; cli: the rest of the command's time: start-up, queueing, its polls, exit).
+// Run by hand: npm run build && npm run bench:capture-import-e2e [-- --engine postgres]
+// Env: BENCH_SIZES (MB, default "100,200"). --engine postgres starts a throwaway cluster
+// (bench/capture-import-pg.ts) with the server's default durability, and stops it at the end.
 import { execFile, spawn } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { loadConfig } from '../src/config/load.ts';
 import { EmbeddedStorage } from '../src/storage/embedded.ts';
 import { CAPTURE_TABLES, makeCapture, SCALE } from './capture-import-data.ts';
+import { startCluster, type Cluster } from './capture-import-pg.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SIZES = (process.env.BENCH_SIZES ?? '100,200').split(',').map(Number);
+const ENGINE = process.argv.includes('--engine') ? process.argv[process.argv.indexOf('--engine') + 1] : 'sqlite';
 const MB = 1_000_000;
 const run = promisify(execFile);
+
+interface Imported {
+  capture_id: number;
+  job_id: number;
+  queued_ms: number;
+  run_ms: number;
+  steps_ms: Record<string, number>;
+}
 
 async function freePort(): Promise<number> {
   const srv = net.createServer();
@@ -50,35 +65,54 @@ async function sqliteCopy(capture: string, work: string): Promise<number> {
   return s;
 }
 
+/** "queued 0.41  download 0.00  import 2.10  record 0.02  inspect 0.52 (header 0.01, ..., quick_check 0.40)  cli 0.30" (seconds). */
+function breakdown(log: Imported, totalS: number): string {
+  const s = (ms: number) => (ms / 1000).toFixed(2);
+  const steps = Object.entries(log.steps_ms);
+  const inspect = steps.filter(([k]) => k.startsWith('inspect')).reduce((n, [, v]) => n + v, 0);
+  const rest = steps.filter(([k]) => !k.startsWith('inspect')).map(([k, v]) => `${k} ${s(v)}`);
+  const cli = totalS * 1000 - log.queued_ms - log.run_ms;
+  const parts = steps.filter(([k]) => k.startsWith('inspect:')).map(([k, v]) => `${k.slice('inspect:'.length)} ${s(v)}`);
+  return `queued ${s(log.queued_ms)}  ${rest.join('  ')}  inspect ${s(inspect)} (${parts.join(', ')})  cli ${s(cli)}`;
+}
+
 async function main(): Promise<void> {
+  const cluster: Cluster | undefined = ENGINE === 'postgres' ? await startCluster() : undefined;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'rigd-bench-import-e2e-'));
   const work = mkdtempSync(path.join(tmpdir(), 'rigd-bench-import-files-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const url = process.env.RIGD_BENCH_DATABASE_URL ?? '';
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     RIGD_DATA_DIR: dataDir,
-    RIGD_LOG_LEVEL: 'warn',
+    RIGD_LOG_LEVEL: 'info',
     RIGD_STORAGE_PUBLIC_URL: base,
     RIGD_STORAGE_MAX_UPLOAD_SIZE: String(Math.max(...SIZES) * 2 * MB),
-    ...(url ? { RIGD_DATABASE_URL: url } : {}),
+    ...(cluster ? { RIGD_DATABASE_URL: cluster.url, RIGD_CLUSTER_SINGLE_NODE: 'true' } : {}),
   };
-  const serve = spawn(process.execPath, ['--max-semi-space-size=32', path.join(ROOT, 'bin', 'rigd'), 'serve', '--port', String(port), '--host', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const serveArgs = ['--max-semi-space-size=32', path.join(ROOT, 'bin', 'rigd'), 'serve', '--port', String(port), '--host', '127.0.0.1'];
+  const serve = spawn(process.execPath, serveArgs, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const imported = new Map<number, Imported>();
+  const waiters = new Map<number, (l: Imported) => void>();
   await new Promise<void>((resolve, reject) => {
-    let out = '';
-    serve.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('rigd listening on')) resolve();
+    createInterface({ input: serve.stdout! }).on('line', (line) => {
+      if (line.includes('rigd listening on')) resolve();
+      if (!line.includes('"capture imported"')) return;
+      const l = JSON.parse(line) as Imported;
+      imported.set(l.job_id, l);
+      waiters.get(l.job_id)?.(l);
     });
     serve.on('exit', (code) => reject(new Error(`rigd serve exited ${code}`)));
   });
+  const logOf = (jobId: number) => imported.get(jobId) ?? new Promise<Imported>((resolve) => waiters.set(jobId, resolve));
   const config = loadConfig({ env: {}, overrides: { data_dir: dataDir, storage: { public_url: base } } }).config;
   const storage = new EmbeddedStorage(config);
   try {
-    console.log(`# capture import end to end: rigd ingest KEY --wait with rigd serve (pid ${serve.pid}, store ${url ? 'PostgreSQL' : 'SQLite'}) vs the sqlite3 CLI's copy`);
-    console.log('size_MB  rows       sqlite3_s  rigd_s  ratio  rigd_rss_base_MB  rigd_rss_growth_MB');
+    console.log(`# capture import end to end, ${cluster ? `PostgreSQL ${cluster.version}` : 'SQLite'} store; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    console.log(`# rigd serve: RIGD_DATA_DIR=... ${cluster ? 'RIGD_DATABASE_URL=... RIGD_CLUSTER_SINGLE_NODE=true ' : ''}node ${serveArgs.map((a) => path.relative(ROOT, a) || a).join(' ')} (pid ${serve.pid})`);
+    console.log('# rigd: bin/rigd ingest KEY --wait --json (fresh key), then bin/rigd ingest KEY --wait --force --json; sqlite3: sqlite3 new.sqlite "ATTACH ... CREATE TABLE t AS SELECT * FROM c.t ..."');
+    console.log('size_MB  rows       run     sqlite3_s  rigd_s  ratio  rigd_rss_base_MB  rigd_rss_growth_MB');
     for (const mb of SIZES) {
       const file = path.join(work, `cap-${mb}.sqlite`);
       const size = await makeCapture(file, mb * SCALE);
@@ -86,35 +120,41 @@ async function main(): Promise<void> {
       await storage.putObject(key, createReadStream(file), { expectedSize: size });
       const { stdout: count } = await run('sqlite3', [file, CAPTURE_TABLES.map((t) => `SELECT count(*) FROM ${t};`).join(' ')]);
       const rows = count.trim().split('\n').reduce((n, x) => n + Number(x), 0);
-      const sqliteS = await sqliteCopy(file, work);
-      await new Promise((r) => setTimeout(r, 500));
-      const baseline = rssKb(serve.pid!);
-      let peak = baseline;
-      const sampler = setInterval(() => (peak = Math.max(peak, rssKb(serve.pid!))), 20);
-      const t0 = performance.now();
-      const { stdout } = await run(process.execPath, [path.join(ROOT, 'bin', 'rigd'), 'ingest', key, '--wait', '--json'], { env, maxBuffer: 16 * MB });
-      const rigdS = (performance.now() - t0) / 1000;
-      clearInterval(sampler);
-      const state = (JSON.parse(stdout) as { state?: string }).state;
-      if (state !== 'ingested') throw new Error(`rigd ingest ended with ${stdout.slice(0, 300)}`);
+      for (const force of [false, true]) {
+        const sqliteS = await sqliteCopy(file, work);
+        await new Promise((r) => setTimeout(r, 500));
+        const baseline = rssKb(serve.pid!);
+        let peak = baseline;
+        const sampler = setInterval(() => (peak = Math.max(peak, rssKb(serve.pid!))), 20);
+        const t0 = performance.now();
+        const { stdout } = await run(process.execPath, [path.join(ROOT, 'bin', 'rigd'), 'ingest', key, '--wait', '--json', ...(force ? ['--force'] : [])], { env, maxBuffer: 16 * MB });
+        const rigdS = (performance.now() - t0) / 1000;
+        clearInterval(sampler);
+        const view = JSON.parse(stdout) as { state?: string; job_id?: number };
+        if (view.state !== 'ingested' || typeof view.job_id !== 'number') throw new Error(`rigd ingest ended with ${stdout.slice(0, 300)}`);
+        const log = await logOf(view.job_id);
+        console.log(
+          [
+            (size / MB).toFixed(0).padStart(7),
+            String(rows).padStart(9),
+            (force ? '--force' : 'fresh').padEnd(7),
+            sqliteS.toFixed(2).padStart(9),
+            rigdS.toFixed(2).padStart(7),
+            (sqliteS / rigdS).toFixed(2).padStart(6),
+            (baseline / 1024).toFixed(0).padStart(16),
+            ((peak - baseline) / 1024).toFixed(1).padStart(18),
+          ].join('  '),
+        );
+        console.log(`         rigd's time (s): ${breakdown(log, rigdS)}`);
+      }
       rmSync(file);
-      console.log(
-        [
-          (size / MB).toFixed(0).padStart(7),
-          String(rows).padStart(9),
-          sqliteS.toFixed(2).padStart(10),
-          rigdS.toFixed(2).padStart(7),
-          (sqliteS / rigdS).toFixed(2).padStart(6),
-          (baseline / 1024).toFixed(0).padStart(16),
-          ((peak - baseline) / 1024).toFixed(1).padStart(18),
-        ].join('  '),
-      );
     }
   } finally {
     serve.kill('SIGTERM');
     await new Promise((r) => serve.on('exit', r));
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
+    cluster?.stop();
   }
 }
 

@@ -13,11 +13,11 @@
 import type sqlite3 from 'sqlite3';
 import { write } from 'node:fs';
 import { FrameWriter } from './batch-frame.ts';
-import { SPOOL_FD, type ChildMessage, type ChildRequest } from './capture-protocol.ts';
+import { SPOOL_FD, type ChildMessage, type ChildRequest, type RawTimeSpan } from './capture-protocol.ts';
 import { all, readTables } from './capture-reader.ts';
 import { CaptureRejected, type CaptureRejectReason } from './capture-rejected.ts';
 import { close, openChecked, rejectionFor, type Step } from './capture-open.ts';
-import { checkStorable, keyOf, readSpans, streamTables } from './import-stream.ts';
+import { checkStorable, keyOf, streamTables } from './import-stream.ts';
 import { copyIntoStore, StoreFailure } from './capture-copy.ts';
 import { COPY_CHUNK_BYTES, COPY_CHUNK_ROWS, type AttachedTable } from '../db/capture-store/sqlite-copy.ts';
 
@@ -84,7 +84,8 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     step = 'tables';
     await send({ type: 'step', step });
     const widestRow = new Map<string, number>();
-    const tables = await readTables(db, { maxValueBytes: req.maxValueBytes, widest: widestRow });
+    const spans: RawTimeSpan[] = [];
+    const tables = await readTables(db, { maxValueBytes: req.maxValueBytes, widest: widestRow, ...(req.import ? { spans } : {}) });
     const pageSize = Number((await all<{ page_size: number }>(db, 'PRAGMA main.page_size'))[0]!.page_size);
     const pageCount = Number((await all<{ page_count: number }>(db, 'PRAGMA main.page_count'))[0]!.page_count);
     if (!req.import) return { type: 'result', ok: true, pageSize, pageCount, tables };
@@ -101,7 +102,6 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
         const chunkRows = widest === undefined ? COPY_CHUNK_ROWS : Math.floor(COPY_CHUNK_BYTES / Math.max(widest + 8 * t.columns.length, 1));
         attached.push({ name: t.name, columns: t.columns, order: key, rowid, chunkRows });
       }
-      const spans = await readSpans(db, tables);
       await close(db);
       db = undefined;
       // Each table's progress waits for rigd's ack: an abort or timeout lands before the commit.
@@ -111,7 +111,7 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     }
     await sendAndWait({ type: 'tables', tables });
     const frames = new FrameWriter();
-    const spans = await streamTables(db, tables, widestRow, req.import, async (table, rows, bytes) => {
+    await streamTables(db, tables, widestRow, req.import, async (table, rows, bytes) => {
       const frame = frames.encode(rows);
       await writeSpool(frame);
       await sendAndWait({ type: 'batch', table, rows: rows.length, bytes, frameBytes: frame.length });

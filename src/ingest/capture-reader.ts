@@ -7,15 +7,18 @@
  * an already-checked handle, reading only the plain tables named in sqlite_schema.
  */
 import type { Database } from 'sqlite3';
-import type { CaptureTable } from './capture-protocol.ts';
+import type { CaptureTable, RawTimeSpan } from './capture-protocol.ts';
 import { CaptureRejected } from './capture-rejected.ts';
 import { printable } from './capture-schema.ts';
+import { timeColumn } from './import-time.ts';
 
 export interface ReadOptions {
   /** Largest single string or blob value allowed, bytes. */
   maxValueBytes: number;
   /** Filled with the widest row each table can have: the sum of its columns' longest values, bytes. */
   widest?: Map<string, number>;
+  /** Filled with the min and max of each table's time column, measured in the same scan. */
+  spans?: RawTimeSpan[];
 }
 
 /** Columns measured per scan; keeps each statement short (SQL length, VDBE program size). */
@@ -65,14 +68,18 @@ export async function readTables(db: Database, opts: ReadOptions): Promise<Captu
     if (columns.length === 0) {
       rows = Number((await all<{ n: number }>(db, `SELECT count(*) AS n FROM main.${table}`))[0]!.n);
     }
+    const time = opts.spans ? timeColumn(columns) : null;
     for (let start = 0; start < columns.length; start += COLUMNS_PER_SCAN) {
       const chunk = columns.slice(start, start + COLUMNS_PER_SCAN);
       const measures = chunk.map((c, i) => `max(octet_length(${quoteIdent(c.name)})) AS m${i}`);
-      const [row] = await all<Record<string, number | null>>(
+      // The time column's span rides on the first scan (no second pass over the table for it).
+      if (time !== null && start === 0) measures.push(`min(${quoteIdent(time)}) AS lo`, `max(${quoteIdent(time)}) AS hi`);
+      const [row] = await all<Record<string, unknown>>(
         db,
         `SELECT count(*) AS n, ${measures.join(', ')} FROM main.${table}`,
       );
       rows = Number(row!.n);
+      if (time !== null && start === 0) opts.spans!.push({ table: name, column: time, min: row!.lo ?? null, max: row!.hi ?? null });
       chunk.forEach((c, i) => {
         const longest = row![`m${i}`];
         widest += typeof longest === 'number' ? longest : 0;

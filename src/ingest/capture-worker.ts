@@ -6,6 +6,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/schema.ts';
+import { isPostgresUrl } from '../db/database-url.ts';
 import type { Database } from '../db/index.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
 import { openStoreWriter, type CaptureStoreWriter } from '../db/capture-store/index.ts';
@@ -14,6 +15,9 @@ import { JobRunner, type RunnerLogger, type RunnerOptions } from '../jobs/runner
 
 /** How long SIGTERM lets running ingests finish before they are released to the queue (rigd.service allows 45 s in all). */
 export const DRAIN_TIMEOUT_MS = 20_000;
+
+/** How often the runner looks for queued captures on SQLite (one indexed claim query; PostgreSQL is woken by NOTIFY). */
+export const SQLITE_POLL_MS = 200;
 
 export function ingestTmpDir(config: Readonly<Config>): string {
   return path.join(path.resolve(config.data_dir), 'ingest-tmp');
@@ -38,6 +42,8 @@ export class CaptureWorker {
       jobTimeoutMs: config.ingest.job_timeout_ms,
       // A dead node's capture is claimed again once its lease ends (renewed every third of it while it runs).
       leaseMs: config.ingest.lease_s * 1000,
+      // On SQLite, jobs queued by another process (`rigd ingest`) are found only by polling: often.
+      ...(isPostgresUrl(config.database.url) ? {} : { pollMs: SQLITE_POLL_MS }),
       logger: log,
       ...runnerOptions,
     });

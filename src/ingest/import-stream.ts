@@ -13,11 +13,10 @@
  */
 import type { Database } from 'sqlite3';
 import { reservedName } from '../db/capture-store/layout.ts';
-import type { CaptureTable, ImportRequest, RawTimeSpan } from './capture-protocol.ts';
+import type { CaptureTable, ImportRequest } from './capture-protocol.ts';
 import { all, quoteIdent } from './capture-reader.ts';
 import { CaptureRejected } from './capture-rejected.ts';
 import { printable } from './capture-schema.ts';
-import { timeColumn } from './import-time.ts';
 
 /** Sends one batch and resolves once rigd has taken it. */
 export type BatchSink = (table: string, rows: unknown[][], bytes: number) => Promise<void>;
@@ -166,14 +165,14 @@ function allWith<T>(db: Database, sql: string, params: unknown[]): Promise<T[]> 
   return new Promise((resolve, reject) => db.all(sql, params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))));
 }
 
-/** Streams every table (each row's values, then its class string), then reads the min and max of each table's time column. */
+/** Streams every table (each row's values, then its class string). (Time spans: readTables measures them in its scan.) */
 export async function streamTables(
   db: Database,
   tables: readonly CaptureTable[],
   widest: ReadonlyMap<string, number>,
   opts: ImportRequest,
   sink: BatchSink,
-): Promise<RawTimeSpan[]> {
+): Promise<void> {
   const flow = new Flow(sink);
   for (const table of tables) {
     // Unknown width: Infinity makes every page measured.
@@ -181,17 +180,5 @@ export async function streamTables(
     if (sent !== table.rows) throw new Error(`read ${sent} rows of ${printable(table.name)}, counted ${table.rows}`);
   }
   await flow.drained();
-  return readSpans(db, tables);
 }
 
-/** The min and max of each table's time column. */
-export async function readSpans(db: Database, tables: readonly CaptureTable[]): Promise<RawTimeSpan[]> {
-  const spans: RawTimeSpan[] = [];
-  for (const table of tables) {
-    const column = timeColumn(table.columns);
-    if (!column) continue;
-    const [row] = await all<{ lo: unknown; hi: unknown }>(db, `SELECT min(${quoteIdent(column)}) AS lo, max(${quoteIdent(column)}) AS hi FROM main.${quoteIdent(table.name)}`);
-    spans.push({ table: table.name, column, min: row?.lo ?? null, max: row?.hi ?? null });
-  }
-  return spans;
-}

@@ -1,7 +1,9 @@
 /**
  * The capture ingester: the JobRunner handler of `capture` jobs, one pipeline
  *
- *   fetch   storage (through the driver) -> temp file under data_dir (capped, hashed)
+ *   fetch   storage (through the driver) -> temp file under data_dir (capped, hashed); from the
+ *           embedded store, a hard link to the held version instead (no copy), read through once
+ *           (hashed: it must be its etag, the SHA-256 the store computed; and then in the page cache)
  *   inspect in the capture child's sandbox: header, read-only open, schema policy, quick_check, tables
  *   import  the same child streams the rows; rigd writes them to the capture store in one transaction
  *           (IngesterOptions.importStep: storeImport)
@@ -26,11 +28,12 @@ import type { ObjectStorage } from '../storage/contract.ts';
 import { CaptureRejected, type CaptureInfo } from './capture-file.ts';
 import { importCapture } from './import.ts';
 import type { CaptureStoreWriter } from '../db/capture-store/writer.ts';
-import { downloadTo, ObjectTooLarge } from './capture-download.ts';
+import { downloadTo, ObjectTooLarge, readThrough } from './capture-download.ts';
 import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
 import type { JobInfo } from '../jobs/job.ts';
 import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
 import { errorText, leaseHeldQuery, type Lease } from '../jobs/store.ts';
+import { StepTimer } from './step-timer.ts';
 
 export const CAPTURE_JOB = 'capture';
 
@@ -132,6 +135,9 @@ class Refused extends Error {
 /** Time left for the inspection: the job's bound less what is spent, less a margin for import and record. */
 const RECORD_MARGIN_MS = 2000;
 
+/** An embedded store etag (the hex SHA-256 of the content). */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** The code of a transient failure in each step. */
 const STEP_CODES: Record<string, string> = { download: 'storage_error', import: 'import_error' };
 
@@ -159,8 +165,10 @@ export class Ingester {
     await this.#removeLeftovers(capture.id);
     const file = path.join(this.opts.tmpDir, `capture-${capture.id}-${job.attempts}-${randomBytes(6).toString('hex')}.sqlite`);
     let last: CaptureProgress = { step: 'download', bytes: 0, total: capture.size === null ? null : Number(capture.size), rows: 0 };
+    const timing = new StepTimer(job.createdAt, started);
     const report = (p: CaptureProgress) => {
       last = p;
+      timing.step(p.step);
       ctx.progress({ ...p });
     };
     report(last);
@@ -173,10 +181,14 @@ export class Ingester {
       ctx.lease);
       report(at('done', tables.reduce((n, t) => n + t.rows, 0)));
       const record = this.#record(capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info, tables });
+      timing.step('record');
       // Ingested: the kept version is let go once the job's "done" has committed.
       return async (transaction) => {
         await record(transaction);
-        transaction.afterCommit(() => void this.#release(capture));
+        transaction.afterCommit(() => {
+          this.opts.logger.info('capture imported', { capture_id: capture.id, job_id: job.id, attempt: job.attempts, bytes: fetched.bytes, rows: last.rows ?? 0, ...timing.fields() });
+          void this.#release(capture);
+        });
       };
     } catch (err) {
       const failure = this.#failure(err, ctx.signal, last.step);
@@ -207,6 +219,18 @@ export class Ingester {
     if (stat.size > this.opts.maxBytes) {
       throw new Refused('too_large', `Capture is ${stat.size} bytes, larger than the limit of ${this.opts.maxBytes} bytes.`);
     }
+    if (await this.#linkHeld(capture, file)) {
+      const read = await readThrough(file, {
+        maxBytes: this.opts.maxBytes,
+        bytesPerSecond: this.opts.bytesPerSecond,
+        signal,
+        onBytes: (bytes) => report({ step: 'download', bytes, total: stat.size, rows: 0 }),
+      }).catch((err: unknown) => Promise.reject(err instanceof ObjectTooLarge ? new Refused('too_large', err.message) : err));
+      if (read.bytes !== stat.size || read.sha256 !== capture.etag) {
+        throw new Error(`the kept version of ${capture.key} is not what was stored (${read.bytes} bytes, sha256 ${read.sha256}; storage said ${stat.size} bytes, ${capture.etag})`);
+      }
+      return read;
+    }
     let source;
     try {
       source = await this.storage.read(capture.key, version);
@@ -228,6 +252,12 @@ export class Ingester {
     }
     if (got.bytes !== stat.size) throw new Error(`read ${got.bytes} bytes of ${capture.key}, storage said ${stat.size}`);
     return got;
+  }
+
+  /** The embedded store's held version as `file`, a hard link (opened read-only and immutable like a copy). False: copy it. */
+  async #linkHeld(capture: Capture, file: string): Promise<boolean> {
+    if (this.storage.driver !== 'embedded' || !this.storage.linkHeld || !SHA256_HEX.test(capture.etag)) return false;
+    return this.storage.linkHeld(capture.key, { etag: capture.etag, versionId: capture.version_id }, file);
   }
 
   /** inspect and import: the one call site of the import step (CaptureRejected: refused for good). */

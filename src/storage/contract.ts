@@ -68,6 +68,13 @@ export interface ObjectStorage {
   hold(key: string, etag: string): Promise<{ versionId: string | null } | null>;
   /** Ends a hold (nothing happens when there is none). */
   release(key: string, version: ObjectVersion): Promise<void>;
+  /**
+   * A held version on local disk (the embedded store), hard-linked to `file` (which must not exist)
+   * so that it is read in place instead of copied: content files are never changed in place, so the
+   * link is that version for as long as it lives. False when that version is not held here or cannot
+   * be linked (another file system); the caller then reads it. Absent on MinIO.
+   */
+  linkHeld?(key: string, version: ObjectVersion, file: string): Promise<boolean>;
   /** Path-style public URL of `key`: `<public base>/<bucket>/<key>`, each key segment URI-encoded. */
   objectUrl(key: string): string;
   /**

@@ -154,6 +154,11 @@ export class EmbeddedStorage implements ObjectStorage {
     await this.held.release(key, version.etag);
   }
 
+  async linkHeld(key: string, version: ObjectVersion, file: string): Promise<boolean> {
+    validateKey(key);
+    return this.held.linkTo(key, version.etag, file);
+  }
+
   async read(key: string, version?: ObjectVersion): Promise<Readable> {
     validateKey(key);
     if (version) {

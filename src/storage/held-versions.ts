@@ -64,6 +64,20 @@ export class HeldVersions {
     }
   }
 
+  /** Hard-links the held version to `file`; false when none is held or the link fails (another file system). */
+  async linkTo(key: string, etag: string, file: string): Promise<boolean> {
+    const held = this.#file(key, etag);
+    if (!held) return false;
+    try {
+      await link(held, file);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (notThere(err) || code === 'EXDEV' || code === 'EPERM' || code === 'EMLINK') return false;
+      throw new Unavailable(`embedded storage: cannot link a kept version of ${key}: ${(err as Error).message}`);
+    }
+  }
+
   /** The held version's content, or null when none is held. */
   async open(key: string, etag: string): Promise<Readable | null> {
     if (!(await this.stat(key, etag))) return null;

@@ -2,12 +2,13 @@
 // ingested with their tables and row counts; broken and hostile files each end failed with a
 // clear reason while the worker keeps going; a file past the cap is refused while it is read.
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import test from 'tape';
-import { downloadTo, ObjectTooLarge } from '../../src/ingest/capture-download.ts';
+import { downloadTo, ObjectTooLarge, readThrough } from '../../src/ingest/capture-download.ts';
 import { ingestTmpDir } from '../../src/ingest/capture-worker.ts';
+import type { ObjectStorage } from '../../src/storage/contract.ts';
 import { countRows } from '../helpers/capture-store.ts';
 import { fixture } from '../helpers/fixture.ts';
 import { putFile, settled, settledJob, tableShapes } from '../helpers/captures.ts';
@@ -148,6 +149,24 @@ test('downloadTo: hashes while streaming and paces to a read rate', async (t) =>
   t.ok(ms >= 250, `paced: 300 KiB at 1 MiB/s took ${ms} ms`);
 });
 
+test('readThrough: hashes a local file in pieces, stops past the cap, honours an abort', async (t) => {
+  await setup();
+  const data = Buffer.alloc(2.5 * MiB);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 31) & 255;
+  const file = path.join(files, 'through.bin');
+  writeFileSync(file, data);
+  const seen: number[] = [];
+  const got = await readThrough(file, { maxBytes: 10 * MiB, onBytes: (n) => seen.push(n) });
+  t.deepEqual([got.bytes, got.sha256], [data.length, createHash('sha256').update(data).digest('hex')], 'every byte, sha256 of the content');
+  t.deepEqual(seen, [MiB, 2 * MiB, 2.5 * MiB], 'read in 1 MiB pieces');
+  const err = await readThrough(file, { maxBytes: MiB }).catch((e: Error) => e);
+  t.ok(err instanceof ObjectTooLarge, 'past the cap: ObjectTooLarge');
+  const stop = new AbortController();
+  stop.abort();
+  const aborted = await readThrough(file, { maxBytes: 10 * MiB, signal: stop.signal }).catch((e: Error) => e);
+  t.equal((aborted as Error).name, 'AbortError', 'an aborted read stops');
+});
+
 test('an object gone from storage, or overwritten since it was queued: failed, not retried', async (t) => {
   await setup();
   const file = path.join(files, 'v1.sqlite');
@@ -164,6 +183,46 @@ test('an object gone from storage, or overwritten since it was queued: failed, n
   const g = await settled(s.app, gone.capture.id);
   t.deepEqual([g.state, g.error_code], ['failed', 'object_missing'], 'an object that is not there: object_missing');
   t.equal(await sha256File(file2).then((h) => h.length), 64, 'v2 untouched');
+});
+
+test('the embedded store: the held version is read in place (a hard link, no copy), a copy when it cannot be linked', async (t) => {
+  await setup();
+  const storage: ObjectStorage = s.app.storage;
+  const read = storage.read.bind(storage);
+  const linkHeld = storage.linkHeld!.bind(storage);
+  let reads = 0;
+  let linked = 0;
+  let linkable = true;
+  storage.read = (key, version) => (reads++, read(key, version));
+  storage.linkHeld = async (key, version, file) => {
+    if (!linkable) return false;
+    const ok = await linkHeld(key, version, file);
+    if (ok) linked += statSync(file).nlink > 1 ? 1 : 0;
+    return ok;
+  };
+  try {
+    for (const how of ['linked', 'copied']) {
+      linkable = how === 'linked';
+      reads = 0;
+      linked = 0;
+      const file = path.join(files, `in-place-${how}.sqlite`);
+      const made = await makeCapture(file, { tables: [{ name: 't', columns: [{ name: 'a', type: 'INTEGER' }], rows: 500 }] });
+      await putFile(s.app, `rig1/in-place-${how}.sqlite`, file);
+      const q = await s.app.captures.queueTarget(`rig1/in-place-${how}.sqlite`);
+      const c = await settled(s.app, q.capture.id);
+      t.equal(c.state, 'ingested', `${how}: ingested ${c.last_error ?? ''}`);
+      t.deepEqual([c.size, c.sha256], [made.sizeBytes, made.sha256], `${how}: size and sha256 of the file`);
+      t.equal(await countRows(s.app.config.data_dir, 't', c.id), 500, `${how}: every row in the store`);
+      t.deepEqual([linked, reads], how === 'linked' ? [1, 0] : [0, 1], how === 'linked' ? 'a link to the kept version, never read through storage' : 'read through storage into a temp copy');
+      t.deepEqual(readdirSync(ingestTmpDir(s.config)), [], `${how}: nothing left in the temp dir`);
+      const stored = createHash('sha256');
+      for await (const chunk of await read(`rig1/in-place-${how}.sqlite`)) stored.update(chunk as Buffer);
+      t.equal(stored.digest('hex'), made.sha256, `${how}: the stored object unchanged`);
+    }
+  } finally {
+    storage.read = read;
+    storage.linkHeld = linkHeld;
+  }
 });
 
 test('teardown', async (t) => {

@@ -6,7 +6,7 @@
  *   integer  a JSON number without point or exponent: 7, -12, 9007199254740993 (any size, exact)
  *   real     a JSON number with a point: 1.0, 12.5, 100000000000000000000.0 (written in full, so
  *            jsonb's numeric keeps the point; the digits are the double's shortest exact form);
- *            Infinity as {"real": "Infinity"}
+ *            Infinity as {"real": "Infinity"}, -0.0 as {"real": "-0"}
  *   text     a JSON string; text holding NUL (which jsonb cannot) as {"text": "<base64 of UTF-8>"}
  *   blob     {"base64": "..."}
  *
@@ -18,7 +18,8 @@ import type { StoreValue } from './read.ts';
 export type ValueClass = 'n' | 'i' | 'r' | 't' | 'b';
 
 function realText(x: number): string {
-  if (!Number.isFinite(x)) return JSON.stringify({ real: String(x) });
+  // numeric has no negative zero: -0.0 travels like infinity, as its text.
+  if (!Number.isFinite(x) || Object.is(x, -0)) return JSON.stringify({ real: Object.is(x, -0) ? '-0' : String(x) });
   const s = String(x);
   if (/e\+/.test(s)) return `${BigInt(x).toString()}.0`;
   if (/[.e]/.test(s)) return s;

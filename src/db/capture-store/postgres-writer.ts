@@ -8,32 +8,22 @@
  *
  * replace = BEGIN; advisory locks on the capture and on the table names it writes (lockForImport:
  * imports of other captures and other names run at once, two never widen one table together); DELETE the capture's rows from the tables the catalog says
- * it has; place each table (placement.ts) and create it or add jsonb columns; multi-row INSERTs of
- * class-carrying jsonb values (pg-values.ts) with bound parameters (under PostgreSQL's 65535); record
+ * it has; place each table (placement.ts) and create it or add jsonb columns; the rows by COPY FROM
+ * STDIN (pg-copy.ts: class-carrying jsonb values of pg-values.ts in COPY's text format, streamed with
+ * backpressure); record
  * the catalog rows; the caller's beforeCommit (the ingester checks its job lease there, in this
  * transaction); COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
  * loses its connection and the server rolls its transaction back, leaving the previous rows.
  */
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { redactText } from '../database-url.ts';
 import { HealingClient } from '../dialect/postgres/healing-client.ts';
-import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
 import { DEFAULT_BOUNDS, type Placement, type StoreBounds } from './placement.ts';
 import { lockForImport, preparePgTable, recordPgCaptureTable, removePgCapture } from './postgres-catalog.ts';
 import { CAPTURE_STORE_SCHEMA, ensureSchema, qualified } from './postgres-schema.ts';
-import { encodeValue } from './pg-values.ts';
+import { PgCopy, type CopyTarget } from './pg-copy.ts';
 import { inTurn } from './turns.ts';
 import type { CaptureStoreWriter, ReplaceOptions, ReplaceProgress, ReplaceResult, RowBatch, StoreTable } from './writer.ts';
-
-/** Bind parameters of one statement at most (PostgreSQL's protocol counts them in 16 bits). */
-export const MAX_PARAMETERS = 65_535;
-/** Rows per INSERT statement at most. */
-export const MAX_ROWS_PER_STATEMENT = 500;
-
-export function pgRowsPerStatement(columns: number): number {
-  return Math.max(1, Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / (columns + 1))));
-}
 
 /** A pg client that reads int8 and numeric exactly: numbers when JavaScript holds them, else their digits. */
 export function storeClient(url: string, name = 'rigd capture store'): pg.Client {
@@ -67,69 +57,6 @@ export async function connectStore(url: string, name?: string): Promise<pg.Clien
     throw new Error(`cannot connect to the capture store's database: ${redactText((err as Error).message ?? String(err))}`);
   }
   return client;
-}
-
-class PgInserter {
-  readonly #head: string;
-  readonly per: number;
-  readonly #names = new Map<number, string>();
-
-  constructor(
-    private readonly client: pg.Client,
-    schema: string,
-    private readonly table: StoreTable,
-    storeName: string,
-    storeColumns: string[],
-  ) {
-    const cols = [CAPTURE_ID_COLUMN, ...storeColumns].map(quoteIdent).join(', ');
-    this.#head = `INSERT INTO ${qualified(schema, storeName)} (${cols}) VALUES `;
-    this.per = pgRowsPerStatement(table.columns.length);
-  }
-
-  /** The statement of a full run, built once (a shorter run's is built when needed, not kept). */
-  #full: { text: string; name: string } | undefined;
-
-  #sql(rows: number): { text: string; name: string } {
-    if (rows === this.per && this.#full) return this.#full;
-    const width = this.table.columns.length + 1;
-    const tuples: string[] = [];
-    for (let r = 0; r < rows; r++) {
-      const p: string[] = [];
-      for (let c = 0; c < width; c++) p.push(c === 0 ? `$${r * width + c + 1}` : `$${r * width + c + 1}::jsonb`);
-      tuples.push(`(${p.join(', ')})`);
-    }
-    const text = this.#head + tuples.join(', ');
-    let name = this.#names.get(rows);
-    if (!name) {
-      name = `rigd_store_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
-      this.#names.set(rows, name);
-    }
-    if (rows === this.per) this.#full = { text, name };
-    return { text, name };
-  }
-
-  async insert(captureId: number, rows: unknown[][], classes?: string[]): Promise<void> {
-    const width = this.table.columns.length;
-    for (let start = 0; start < rows.length; start += this.per) {
-      const chunk = rows.slice(start, start + this.per);
-      const params: unknown[] = [];
-      for (let r = 0; r < chunk.length; r++) {
-        const row = chunk[r]!;
-        if (!Array.isArray(row) || row.length !== width) {
-          throw new Error(`a row of ${this.table.name} has ${Array.isArray(row) ? row.length : 'no'} values, not ${width}`);
-        }
-        const cls = classes?.[start + r];
-        params.push(captureId);
-        for (let i = 0; i < width; i++) params.push(encodeValue(row[i], cls?.[i]));
-      }
-      const { text, name } = this.#sql(chunk.length);
-      try {
-        await this.client.query({ text, name: chunk.length === this.per ? name : undefined, values: params });
-      } catch (err) {
-        throw new Error(`capture store table ${this.table.name}: ${(err as Error).message}`);
-      }
-    }
-  }
 }
 
 export class PgCaptureStore implements CaptureStoreWriter {
@@ -176,10 +103,11 @@ export class PgCaptureStore implements CaptureStoreWriter {
   ): Promise<ReplaceResult> {
     if (this.#closed) throw new Error('the capture store is closed');
     const c = await this.connection.client();
-    const inserters = new Map<string, PgInserter>();
+    const targets = new Map<string, CopyTarget>();
     const counts = new Map<string, number>();
     const placements = new Map<string, Placement>();
     let replaced = 0;
+    const copy = new PgCopy(c, captureId);
     await c.query('BEGIN');
     try {
       await lockForImport(c, this.schema, captureId, tables);
@@ -187,24 +115,26 @@ export class PgCaptureStore implements CaptureStoreWriter {
       for (const table of tables) {
         const p = await preparePgTable(c, this.schema, table, this.bounds);
         placements.set(table.name, p);
-        inserters.set(table.name, new PgInserter(c, this.schema, table, p.physical, p.columns.map((x) => x.store)));
+        targets.set(table.name, { name: table.name, qualified: qualified(this.schema, p.physical), storeColumns: p.columns.map((x) => x.store) });
         counts.set(table.name, 0);
       }
       const progress: ReplaceProgress = { rows: 0, bytes: 0, table: '' };
       for await (const batch of batches) {
-        const inserter = inserters.get(batch.table);
-        if (!inserter) throw new Error(`rows for table ${JSON.stringify(batch.table)}, which the import did not announce`);
-        await inserter.insert(captureId, batch.rows, batch.classes);
+        const target = targets.get(batch.table);
+        if (!target) throw new Error(`rows for table ${JSON.stringify(batch.table)}, which the import did not announce`);
+        await copy.write(target, batch.rows, batch.classes);
         counts.set(batch.table, counts.get(batch.table)! + batch.rows.length);
         progress.rows += batch.rows.length;
         progress.bytes += batch.bytes;
         progress.table = batch.table;
         onProgress?.({ ...progress });
       }
+      await copy.end();
       for (const table of tables) await recordPgCaptureTable(c, this.schema, captureId, table.name, placements.get(table.name)!, counts.get(table.name)!);
       await opts.beforeCommit?.(async (text, values) => (await c.query(text, values)).rowCount ?? 0);
       await c.query('COMMIT');
     } catch (err) {
+      await copy.abort(err as Error);
       await c.query('ROLLBACK').catch(() => undefined);
       throw err;
     }

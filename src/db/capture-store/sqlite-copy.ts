@@ -28,9 +28,9 @@ export interface AttachedTable {
 }
 
 /** Rows per INSERT ... SELECT of a rowid table at most: progress (and its ack) comes once per chunk. */
-export const COPY_CHUNK_ROWS = 50_000;
+export const COPY_CHUNK_ROWS = 200_000;
 /** Bytes per chunk, about (by the table's widest row as the inspection measured it). */
-export const COPY_CHUNK_BYTES = 8 * 1024 * 1024;
+export const COPY_CHUNK_BYTES = 32 * 1024 * 1024;
 
 /** Opens the store file for a copy (URI names allowed, so the capture can be attached read-only), with the store's pragmas. */
 export async function openStoreForCopy(file: string): Promise<sqlite3.Database> {

@@ -4,7 +4,6 @@
 import path from 'node:path';
 import test from 'tape';
 import type { RowBatch, StoreTable } from '../../../src/db/capture-store/index.ts';
-import { MAX_PARAMETERS, pgRowsPerStatement } from '../../../src/db/capture-store/postgres-writer.ts';
 import { StoreQueryError } from '../../../src/db/capture-store/store-reader.ts';
 import { countRows, openTestReader, openTestStore, storeQuery } from '../../helpers/capture-store.ts';
 import { databaseUrlFor, postgresOnly } from '../../helpers/dialect.ts';
@@ -27,12 +26,6 @@ const frames: StoreTable = {
     { name: 'any', type: '' },
   ],
 };
-
-test('rows per INSERT stay under the bind-parameter limit', (t) => {
-  t.equal(pgRowsPerStatement(2), 500, 'narrow tables: 500 rows per statement');
-  t.ok(pgRowsPerStatement(1999) * 2000 <= MAX_PARAMETERS, 'a 1999-column table stays under 65535 parameters');
-  t.end();
-});
 
 test('replace: every capture column is jsonb carrying its value\'s class; exact big integers, reals, numeric-looking text, blobs', async (t) => {
   if (postgresOnly(t, 'the PostgreSQL store schema')) return;
