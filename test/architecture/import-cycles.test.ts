@@ -15,10 +15,10 @@ const KNOWN = new Set([
   'src/db/capture-store/pages.ts src/db/capture-store/pg-pages.ts',
   'src/db/capture-store/postgres-read.ts src/db/capture-store/store-reader.ts',
   [
-    'src/db/dialect/contract.ts src/db/dialect/index.ts src/db/dialect/insert-sql.ts',
-    'src/db/dialect/postgres/advisory-lock.ts src/db/dialect/postgres/connection.ts src/db/dialect/postgres/index.ts',
-    'src/db/dialect/postgres/insert-rows.ts src/db/dialect/postgres/lite-reader.ts src/db/dialect/sqlite/bulk.ts',
-    'src/db/dialect/sqlite/connection.ts src/db/dialect/sqlite/index.ts src/db/dialect/sqlite/json-rows.ts',
+    'src/db/dialect/bulk-insert.ts src/db/dialect/contract.ts src/db/dialect/index.ts src/db/dialect/postgres/advisory-lock.ts',
+    'src/db/dialect/postgres/connection.ts src/db/dialect/postgres/index.ts src/db/dialect/postgres/insert-rows.ts',
+    'src/db/dialect/postgres/insert-sql.ts src/db/dialect/postgres/lite-reader.ts src/db/dialect/sqlite/connection.ts',
+    'src/db/dialect/sqlite/index.ts src/db/dialect/sqlite/insert-rows.ts src/db/dialect/sqlite/json-rows.ts',
     'src/db/dialect/sqlite/lite-reader.ts src/db/migrate.ts src/db/reader.ts',
   ].join(' '),
 ]);
