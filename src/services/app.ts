@@ -2,6 +2,8 @@ import type { Config } from '../config/schema.ts';
 import { openDatabase, type Database } from '../db/index.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { createStorage, type Storage } from '../storage/index.ts';
+import { AlertService } from './alerts/service.ts';
+import type { OnIncident } from './alerts/event.ts';
 import { CaptureWorker } from '../ingest/capture-worker.ts';
 import { CaptureNotices } from './captures/notices.ts';
 import { CaptureService } from './captures/service.ts';
@@ -52,6 +54,8 @@ export interface App {
   captureNotices: CaptureNotices;
   /** Refusals that come by the thousand (quota refusals), counted and written to the audit log once a minute per rig. */
   auditTally: AuditTally;
+  /** Incidents: the sweep (a cluster duty of `rigd serve`) and acknowledgements. */
+  alerts: AlertService;
   /** This node's name among the nodes sharing the database (cluster.instance_id or "<hostname>:<port>"). */
   readonly instanceId: string;
   /**
@@ -73,6 +77,8 @@ export interface OpenAppOptions {
    * path's besideWrites: 4 on PostgreSQL (bench/engines.ts measures 1 against 4)
    */
   reportWriters?: number;
+  /** Delivery of incidents: called inside the write transaction of each transition (src/services/alerts/event.ts). */
+  onIncident?: OnIncident;
 }
 
 /** Opens the database in config.data_dir (creating and migrating it) and builds the services. */
@@ -125,8 +131,9 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   const heartbeatMs = config.cluster.heartbeat_s * 1000;
   // First to start: a node whose instance id is taken starts nothing else.
   const presence = new NodePresence(db, () => instance, heartbeatMs, log, db.dialect.name === 'sqlite' ? config.data_dir : undefined);
-  // Upload expiry and retention: on one node at a time (every node on SQLite's one).
-  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention, new AuditRetention(db, config.audit.retention_days, log)], heartbeatMs, log);
+  const alerts = new AlertService(db, config, { onIncident: opts.onIncident, log, instance: () => instance });
+  // Upload expiry, retention and the alerts sweep: on one node at a time (every node on SQLite's one).
+  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention, new AuditRetention(db, config.audit.retention_days, log), alerts], heartbeatMs, log);
   // Uploads stored but never handed over (killed between the two steps): handed over at start.
   const handOver: BackgroundTask = {
     start: () => uploads.recoverHandOvers().then(() => undefined, (err) => log.warn('handing over uploads left without a capture failed', { error: String(err) })),
@@ -152,6 +159,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     captures,
     captureNotices,
     auditTally,
+    alerts,
     get instanceId() {
       return instance;
     },

@@ -30,7 +30,7 @@ export const MAP_REFRESH_S = 60;
 
 /** GET /map (the fleet on a map), GET /map/rigs.json (its markers) and the map library files; VPN or loopback, like /rigs. */
 export function mapRoutes(app: App): ServerRoute[] {
-  const th = app.config.rigs;
+  const th = app.config;
   return [
     {
       method: 'GET',

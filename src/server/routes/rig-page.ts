@@ -2,7 +2,7 @@ import { isIPv6 } from 'node:net';
 import type { ServerRoute } from '@hapi/hapi';
 import { formatDistance } from 'date-fns/formatDistance';
 import type { App } from '../../services/app.ts';
-import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
+import { MIN_INTERVALS, RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
 import type { RigView } from '../../services/rigs/service.ts';
 import { isoWithOffset } from '../../services/time-text.ts';
 import { pageAuth } from '../plugins/auth.ts';
@@ -15,7 +15,7 @@ export function lanLink(ip: string): string {
 
 /** What templates/rigs.hbs shows. Link targets are built only from validated values (an IP address, a DNS label, the configured domain). */
 export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Date) {
-  const th = app.config.rigs;
+  const th = app.config;
   return {
     logout: app.config.page.login,
     count: rigs.length,
@@ -26,7 +26,7 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
       id: r.id,
       serial: r.serial,
       status: r.status,
-      statusTitle: statusMeaning(r.status, th),
+      statusTitle: statusMeaning(r.status, th, { interval_s: r.report_interval_s ?? null, intervals: MIN_INTERVALS }),
       lanIp: r.lan_ip,
       lanUrl: r.lan_ip ? lanLink(r.lan_ip) : null,
       // The id is a validated DNS label: safe as a path segment.

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
-import { compareRigIds, rigStatus, type RigStatus } from './status.ts';
+import { MIN_INTERVALS, compareRigIds, rigStatus, type Rhythm, type RigStatus } from './status.ts';
 import type { RigView } from './service.ts';
 
 /** A rigs row as the database returns it (dates may come back as text). */
@@ -17,15 +17,27 @@ export interface RigRow {
   last_seen_at: string | Date;
   current_project: string | null;
   created_at: string | Date;
+  /** The rig's rhythm (null: not learned yet). */
+  report_interval_s?: number | null;
+  report_intervals?: number | null;
 }
 
-type RigConfig = Pick<Config, 'rigs' | 'vpn'>;
+type RigConfig = Pick<Config, 'rigs' | 'vpn' | 'alerts'>;
+
+/** A rigs row's rhythm, as status.ts reads it. */
+export function rhythmOf(rig: { report_interval_s?: number | null; report_intervals?: number | null }): Rhythm {
+  const intervals = rig.report_intervals == null ? 0 : Number(rig.report_intervals);
+  // Learned from too few intervals: not a rhythm yet (the fixed thresholds apply).
+  const interval = rig.report_interval_s == null || intervals < MIN_INTERVALS ? null : Number(rig.report_interval_s);
+  return { interval_s: interval, intervals };
+}
 
 export function rigView(rig: RigRow, config: RigConfig, now: Date): RigView {
   const lastSeen = new Date(rig.last_seen_at);
   return {
     id: rig.id,
-    status: rigStatus(lastSeen, now, config.rigs),
+    status: rigStatus(lastSeen, now, config, rhythmOf(rig)),
+    report_interval_s: rhythmOf(rig).interval_s,
     last_seen_at: lastSeen,
     serial: rig.serial,
     lan_ip: rig.lan_ip,
@@ -47,7 +59,7 @@ export function rigView(rig: RigRow, config: RigConfig, now: Date): RigView {
  */
 export async function listRigs(reader: Reader, config: RigConfig, now: Date, status?: RigStatus): Promise<RigView[]> {
   const rows = await reader.all<RigRow>(
-    'SELECT id, serial, lan_ip, vpn_address, bound_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at FROM rigs',
+    'SELECT id, serial, lan_ip, vpn_address, bound_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at, report_interval_s, report_intervals FROM rigs',
   );
   const views = rows.map((r) => rigView(r, config, now)).sort((a, b) => compareRigIds(a.id, b.id));
   return status ? views.filter((v) => v.status === status) : views;

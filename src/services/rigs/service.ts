@@ -21,6 +21,8 @@ export interface RigView {
   id: string;
   status: RigStatus;
   last_seen_at: Date;
+  /** The rig's rhythm: the median of its last intervals between reports, in seconds (null: not learned yet). */
+  report_interval_s?: number | null;
   serial: string;
   lan_ip: string | null;
   vpn_address: string;
