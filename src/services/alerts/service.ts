@@ -79,11 +79,6 @@ export class AlertService implements BackgroundTask {
     await this.#repeats(now);
   }
 
-  /** Acknowledges an open incident: no more repeats; it still resolves. False: unknown or already acknowledged. */
-  async ack(id: number, by: string): Promise<boolean> {
-    return incidents.ackIncident(this.#db, id, by, await dbNow(this.#db.sequelize));
-  }
-
   /** Runs one transition; onIncident with its event, in its transaction, when this call made it. */
   async #transition(what: string, write: (t: Transaction) => Promise<IncidentEvent | null>): Promise<void> {
     try {
