@@ -81,8 +81,7 @@ export async function ingestBacklog(ctx: CheckContext): Promise<Condition[]> {
     "SELECT MIN(j.created_at) AS oldest, COUNT(*) AS n FROM captures c JOIN jobs j ON j.id = c.job_id WHERE j.state = 'queued'",
   );
   if (!row?.oldest) return [];
-  const waitedS = Math.floor((ctx.now.getTime() - new Date(row.oldest).getTime()) / 1000);
-  if (waitedS <= ctx.config.alerts.backlog_s) return [];
+  if (ctx.now.getTime() - new Date(row.oldest).getTime() <= ctx.config.alerts.backlog_s * 1000) return [];
   return [
     {
       kind: 'ingest_backlog',
