@@ -5,6 +5,7 @@ import type { App } from '../../services/app.ts';
 import { pageAuth } from '../plugins/auth.ts';
 import { mapRigs } from '../../services/rigs/track.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
+import { incidentBanner } from './rig-page.ts';
 
 /**
  * The dist/ folders of leaflet and leaflet.markercluster, found the way Node finds the packages
@@ -38,9 +39,10 @@ export function mapRoutes(app: App): ServerRoute[] {
       options: {
         ...pageAuth(app.config),
         app: { vpn: 'viewer', errorFormat: 'html' },
-        handler: (_request, h) =>
+        handler: async (_request, h) =>
           h
             .view('map', {
+              ...(await incidentBanner(app.db.reader)),
               tilesUrl: app.config.page.map_tiles_url,
               logout: app.config.page.login,
               refreshS: MAP_REFRESH_S,

@@ -2,6 +2,7 @@ import { isIPv6 } from 'node:net';
 import type { ServerRoute } from '@hapi/hapi';
 import { formatDistance } from 'date-fns/formatDistance';
 import type { App } from '../../services/app.ts';
+import { openIncidentViews, type IncidentView } from '../../services/alerts/list.ts';
 import { MIN_INTERVALS, RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
 import type { RigView } from '../../services/rigs/service.ts';
 import { isoWithOffset } from '../../services/time-text.ts';
@@ -43,6 +44,12 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
   };
 }
 
+/** The open incidents above the table and the map (every string escaped by the template). */
+export async function incidentBanner(reader: App['db']['reader']): Promise<{ incidents: IncidentView[]; incidentsOne: boolean }> {
+  const incidents = await openIncidentViews(reader);
+  return { incidents, incidentsOne: incidents.length === 1 };
+}
+
 /** GET /rigs (the seed's page, for clients on the VPN or loopback), GET / (to it) and the stylesheet. */
 export function rigPageRoutes(app: App): ServerRoute[] {
   return [
@@ -59,7 +66,7 @@ export function rigPageRoutes(app: App): ServerRoute[] {
         app: { vpn: 'viewer', errorFormat: 'html' },
         handler: async (request, h) => {
           // Rendered once per generation of the rig list (services/rigs/list-cache.ts).
-          const page = await app.rigs.listing.body('page', (rigs, at) => request.render('rigs', rigsPageModel(rigs, app, at)));
+          const page = await app.rigs.listing.body('page', async (rigs, at) => request.render('rigs', { ...rigsPageModel(rigs, app, at), ...(await incidentBanner(app.db.reader)) }));
           return h.response(page.bytes).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
         },
       },

@@ -1,4 +1,4 @@
-import { ackIncident, incidentById, recentIncidents, type IncidentRow } from '../../db/incidents.ts';
+import { ackIncident, incidentById, openIncidents, recentIncidents, type IncidentRow } from '../../db/incidents.ts';
 import type { Database } from '../../db/index.ts';
 import type { Reader } from '../../db/reader.ts';
 import { dbNow } from '../../db/clock.ts';
@@ -49,6 +49,11 @@ export function incidentView(r: IncidentRow): IncidentView {
 /** Open incidents (newest first), then those resolved in the last RECENT_HOURS. Plain SQL: the CLI runs it without Sequelize. */
 export async function listIncidents(reader: Reader, now: Date): Promise<IncidentView[]> {
   return (await recentIncidents(reader, new Date(now.getTime() - RECENT_HOURS * 3600_000), RECENT_LIMIT)).map(incidentView);
+}
+
+/** Every open incident, oldest first (the banner of the rigs page and the map). */
+export async function openIncidentViews(reader: Reader): Promise<IncidentView[]> {
+  return (await openIncidents(reader)).map(incidentView);
 }
 
 /** `rigd alerts ack ID`: no more repeats of an open incident (it still resolves by itself). */
