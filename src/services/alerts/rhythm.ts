@@ -6,12 +6,15 @@ export const RHYTHM_INTERVALS = 20;
 /** Rigs whose rhythm one sweep refreshes at most (those that reported since, newest first). */
 export const RHYTHM_BATCH = 500;
 
+/** Gaps shorter than this are bursts (retries, a rig catching up, a script), not a rhythm: left out. */
+export const MIN_GAP_S = 0.5;
+
 /** The median of the intervals (seconds) between consecutive times, newest first; null with none. */
 export function medianInterval(newestFirst: Date[]): { interval_s: number | null; intervals: number } {
   const gaps: number[] = [];
   for (let i = 1; i < newestFirst.length; i++) {
     const gap = (newestFirst[i - 1]!.getTime() - newestFirst[i]!.getTime()) / 1000;
-    if (gap > 0) gaps.push(gap);
+    if (gap >= MIN_GAP_S) gaps.push(gap);
   }
   if (gaps.length === 0) return { interval_s: null, intervals: 0 };
   gaps.sort((a, b) => a - b);
