@@ -123,6 +123,19 @@ export function buildProgram(): Command {
     .exitOverride()
     .action(lazy(() => import('./commands/rig-binding.ts'), (m) => m.rigsForgetCommand));
 
+  const alerts = sub('alerts')
+    .description('incidents: rigs offline by their rhythm, fleet outages, failed captures, low disk, ingest backlog, nodes down, identity refusals')
+    .option('--json', 'JSON only')
+    .option('-w, --watch', 'a live table on the terminal (q quits)')
+    .option('--interval <seconds>', 'refresh of --watch', '2')
+    .action(lazy(() => import('./commands/alerts.ts'), (m) => m.alertsCommand));
+  alerts
+    .command('ack <id>')
+    .description('acknowledge an open incident: no more repeats (alerts.repeat_s); it still resolves by itself')
+    .option('--json', 'print the incident as JSON')
+    .exitOverride()
+    .action(lazy(() => import('./commands/alerts.ts'), (m) => m.alertsAckCommand));
+
   sub('fleet')
     .description('the fleet at a glance: rigs by status, by branch and version, and rigs still on an old version')
     .option('--json', 'JSON only')

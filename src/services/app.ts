@@ -2,6 +2,8 @@ import type { Config } from '../config/schema.ts';
 import { openDatabase, type Database } from '../db/index.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { createStorage, type Storage } from '../storage/index.ts';
+import { AlertService } from './alerts/service.ts';
+import type { OnIncident } from './alerts/event.ts';
 import { CaptureWorker } from '../ingest/capture-worker.ts';
 import { CaptureNotices } from './captures/notices.ts';
 import { CaptureService } from './captures/service.ts';
@@ -53,6 +55,8 @@ export interface App {
   auditTally: AuditTally;
   /** Queues incident notifications (webhooks, e-mail) inside the caller's write transaction. */
   notifier: Notifier;
+  /** Incidents: the sweep (a cluster duty of `rigd serve`) and acknowledgements. */
+  alerts: AlertService;
   /** This node's name among the nodes sharing the database (cluster.instance_id or "<hostname>:<port>"). */
   readonly instanceId: string;
   /**
@@ -74,6 +78,8 @@ export interface OpenAppOptions {
    * path's besideWrites: 4 on PostgreSQL (bench/engines.ts measures 1 against 4)
    */
   reportWriters?: number;
+  /** Sees every incident transition, inside its write transaction, after its notifications were queued (src/services/alerts/event.ts). */
+  onIncident?: OnIncident;
 }
 
 /** Opens the database in config.data_dir (creating and migrating it) and builds the services. */
@@ -126,8 +132,16 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   const heartbeatMs = config.cluster.heartbeat_s * 1000;
   // First to start: a node whose instance id is taken starts nothing else.
   const presence = new NodePresence(db, () => instance, heartbeatMs, log, db.dialect.name === 'sqlite' ? config.data_dir : undefined);
-  // Upload expiry and retention: on one node at a time (every node on SQLite's one).
-  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention, new AuditRetention(db, config.audit.retention_days, log)], heartbeatMs, log);
+  // Each incident transition queues its notifications in its own transaction (sent once, kept across
+  // restarts); a caller's onIncident (tests) sees the same events after that.
+  const notifier = new Notifier(config.notify);
+  const onIncident: OnIncident = async (event, transaction) => {
+    await notifier.enqueue(event, transaction);
+    await opts.onIncident?.(event, transaction);
+  };
+  const alerts = new AlertService(db, config, { onIncident, log, instance: () => instance });
+  // Upload expiry, retention and the alerts sweep: on one node at a time (every node on SQLite's one).
+  const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention, new AuditRetention(db, config.audit.retention_days, log), alerts], heartbeatMs, log);
   // Uploads stored but never handed over (killed between the two steps): handed over at start.
   const handOver: BackgroundTask = {
     start: () => uploads.recoverHandOvers().then(() => undefined, (err) => log.warn('handing over uploads left without a capture failed', { error: String(err) })),
@@ -155,7 +169,8 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     captures,
     captureNotices,
     auditTally,
-    notifier: new Notifier(config.notify),
+    notifier,
+    alerts,
     get instanceId() {
       return instance;
     },

@@ -74,7 +74,7 @@ test('the page in Chromium: refresh, header cells, six cells per rig, links, sta
       t.equal(await rows.nth(1).locator('td').nth(1).innerHTML(), '', 'no local_ip: no link');
       const colours = await page.$$eval('table .dot', (dots) => dots.map((d) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(d).backgroundColor));
       t.deepEqual(colours, ['rgb(34, 163, 74)', 'rgb(154, 161, 171)', 'rgb(224, 161, 0)', 'rgb(34, 163, 74)'], 'green / grey / amber from the local stylesheet');
-      t.deepEqual(await page.locator('.legend li').allTextContents(), [' online: reported within 5 min', ' stale: last report 5 min to 1 h ago', ' offline: no report for more than 1 h'], 'legend');
+      t.deepEqual(await page.locator('.legend li').allTextContents(), [' online: reported within 5 min (a rig with a rhythm: within 1.5 of its intervals)', ' stale: last report 5 min to 1 h ago (a rig with a rhythm: late by 1.5 to 3 of its intervals)', ' offline: no report for more than 1 h (a rig with a rhythm: silent for 3 of its intervals and at least 5 min)'], 'legend');
 
       const evil = rows.nth(0).locator('td');
       t.equal(await evil.nth(3).textContent(), `<script>window.__pwned=2</script> (</td>${XSS})`, 'branch and version shown as text');

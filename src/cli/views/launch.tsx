@@ -6,9 +6,11 @@
  */
 import type { ReactElement } from 'react';
 import { render } from 'ink';
+import type { IncidentView } from '../../services/alerts/list.ts';
 import type { CaptureView } from '../../services/captures/service.ts';
 import type { RigView } from '../../services/rigs/view.ts';
 import type { UploadView } from '../../services/uploads/service.ts';
+import { AlertsWatch } from './alerts-watch.tsx';
 import { CapturesWatch } from './captures-watch.tsx';
 import { colourEnabled } from './colour.ts';
 import { IngestWait } from './ingest-wait.tsx';
@@ -36,4 +38,8 @@ export function watchCaptures(opts: { load: () => Promise<CaptureView[]>; interv
 
 export function waitIngest(opts: { load: () => Promise<CaptureView>; intervalMs: number; onDone: (c: CaptureView) => void }): Promise<void> {
   return renderUntilExit(<IngestWait load={opts.load} intervalMs={opts.intervalMs} colour={colourEnabled()} onDone={opts.onDone} />);
+}
+
+export function watchAlerts(opts: { load: () => Promise<IncidentView[]>; intervalMs: number }): Promise<void> {
+  return renderUntilExit(<AlertsWatch load={opts.load} intervalMs={opts.intervalMs} colour={colourEnabled()} />);
 }

@@ -18,4 +18,5 @@ export const MIGRATION_NAMES = [
   '20261126-0261-02-job-groups',
   '20261126-0262-01-audit-log',
   '20261126-0272-21-node-run-id',
+  '20261126-0310-01-incidents',
 ] as const;

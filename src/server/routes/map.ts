@@ -6,6 +6,7 @@ import { success } from '../envelope.ts';
 import { pageAuth } from '../plugins/auth.ts';
 import { mapRigs } from '../../services/rigs/track.ts';
 import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
+import { incidentBanner } from './rig-page.ts';
 
 /**
  * The dist/ folders of leaflet and leaflet.markercluster, found the way Node finds the packages
@@ -31,7 +32,7 @@ export const MAP_REFRESH_S = 60;
 
 /** GET /map (the fleet on a map), GET /map/rigs.json (its markers) and the map library files; VPN or loopback, like /rigs. */
 export function mapRoutes(app: App): ServerRoute[] {
-  const th = app.config.rigs;
+  const th = app.config;
   return [
     {
       method: 'GET',
@@ -39,9 +40,10 @@ export function mapRoutes(app: App): ServerRoute[] {
       options: {
         ...pageAuth(app.config),
         app: { vpn: 'viewer', errorFormat: 'html' },
-        handler: (_request, h) =>
+        handler: async (_request, h) =>
           h
             .view('map', {
+              ...(await incidentBanner(app.db.reader)),
               tilesUrl: app.config.page.map_tiles_url,
               logout: app.config.page.login,
               refreshS: MAP_REFRESH_S,

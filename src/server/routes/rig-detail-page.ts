@@ -42,7 +42,8 @@ export function rigDetailPageModel(d: RigDetail, now: Date, map?: { track: [numb
     captures: d.captures.recent.map((c) => ({ ...c, updated: when(c.updated_at, now) })),
     availability: {
       // Said only of a rig that is offline now, not above an online rig's shares.
-      offlineNote: d.status === 'offline' ? `Offline: no report for more than ${durationText(d.availability.offline_after_s)}.` : null,
+      // Its own threshold (status.ts): its rhythm's, or rigs.offline_after_s without one.
+      offlineNote: d.status === 'offline' ? `O${d.status_meaning.slice(1)}.` : null,
       retentionDays: d.availability.history_retention_days,
       shares: [
         ['last 24 h', d.availability.online_24h],

@@ -1,7 +1,8 @@
 import { isIPv6 } from 'node:net';
 import type { ServerRoute } from '@hapi/hapi';
 import type { App } from '../../services/app.ts';
-import { RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
+import { openIncidentViews, type IncidentView } from '../../services/alerts/list.ts';
+import { MIN_INTERVALS, RIG_STATUSES, statusMeaning } from '../../services/rigs/status.ts';
 import type { RigView } from '../../services/rigs/view.ts';
 import { timeAgo } from '../../services/time-ago.ts';
 import { pageAuth } from '../plugins/auth.ts';
@@ -14,7 +15,7 @@ export function lanLink(ip: string): string {
 
 /** What templates/rigs.hbs shows. Link targets are built only from validated values (an IP address, a DNS label, the configured domain). */
 export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Date) {
-  const th = app.config.rigs;
+  const th = app.config;
   return {
     logout: app.config.page.login,
     count: rigs.length,
@@ -25,7 +26,7 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
       id: r.id,
       serial: r.serial,
       status: r.status,
-      statusTitle: statusMeaning(r.status, th),
+      statusTitle: statusMeaning(r.status, th, { interval_s: r.report_interval_s ?? null, intervals: MIN_INTERVALS }),
       lanIp: r.lan_ip,
       lanUrl: r.lan_ip ? lanLink(r.lan_ip) : null,
       // The id is a validated DNS label: safe as a path segment.
@@ -40,6 +41,12 @@ export function rigsPageModel(rigs: RigView[], app: Pick<App, 'config'>, now: Da
       lastSeenTitle: r.last_seen_at.toISOString(),
     })),
   };
+}
+
+/** The open incidents above the table and the map (every string escaped by the template). */
+export async function incidentBanner(reader: App['db']['reader']): Promise<{ incidents: IncidentView[]; incidentsOne: boolean }> {
+  const incidents = await openIncidentViews(reader);
+  return { incidents, incidentsOne: incidents.length === 1 };
 }
 
 /** GET /rigs (the seed's page, for clients on the VPN or loopback), GET / (to it) and the stylesheet. */
@@ -58,7 +65,7 @@ export function rigPageRoutes(app: App): ServerRoute[] {
         app: { vpn: 'viewer', errorFormat: 'html' },
         handler: async (request, h) => {
           // Rendered once per generation of the rig list (services/rigs/list-cache.ts).
-          const page = await app.rigs.listing.body('page', (rigs, at) => request.render('rigs', rigsPageModel(rigs, app, at)));
+          const page = await app.rigs.listing.body('page', async (rigs, at) => request.render('rigs', { ...rigsPageModel(rigs, app, at), ...(await incidentBanner(app.db.reader)) }));
           return h.response(page.bytes).type('text/html; charset=utf-8').header('cache-control', 'no-cache');
         },
       },

@@ -29,6 +29,7 @@ const rigView = Joi.object({
   id: Joi.string().required(),
   status: Joi.string().valid(...RIG_STATUSES).required(),
   last_seen_at: Joi.date().iso().required(),
+  report_interval_s: Joi.number().allow(null).description("The rig's rhythm: the median of its last 20 intervals between reports, in seconds; null until learned. Its status is judged by it (docs/alerts.md)."),
   serial: Joi.string().required(),
   lan_ip: Joi.string().allow(null).required(),
   vpn_address: Joi.string().required(),

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../db/index.ts';
+import { registerAlertMetrics } from './alerts.ts';
 import type { AppMetrics } from './contract.ts';
 import { registerDiskMetrics } from './disk.ts';
 import { EventLoopMetrics } from './event-loop.ts';
@@ -31,7 +32,7 @@ export class Metrics implements AppMetrics {
   readonly ingest: IngestMetrics;
   readonly eventLoop: EventLoopMetrics;
 
-  constructor(db: Database, config: Pick<Config, 'rigs' | 'data_dir'>) {
+  constructor(db: Database, config: Pick<Config, 'rigs' | 'alerts' | 'data_dir'>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     for (const name of NOT_COUNTERS) this.registry.removeSingleMetric(name);
@@ -42,6 +43,7 @@ export class Metrics implements AppMetrics {
     this.ingest = new IngestMetrics(registers, db.reader);
     registerFleetMetrics(registers, db.reader, config);
     registerUploadMetrics(registers, db.reader);
+    registerAlertMetrics(registers, db.reader);
     registerDiskMetrics(registers, config.data_dir);
     db.writes.observe(this.writes.observer);
   }

@@ -3,13 +3,9 @@
  * both sides), the JSON body of a webhook, and the subject and plain text of an e-mail.
  */
 
-export interface IncidentEvent {
-  event: 'opened' | 'repeated' | 'resolved';
-  incident: { id: number; kind: string; subject: string | null; opened_at: string; resolved_at: string | null };
-  rig: { id: string; last_seen: string | null; latitude: number | null; longitude: number | null; last_fix_at: string | null; version: string | null; branch: string | null } | null;
-  rigs?: string[];
-  text: string;
-}
+import type { IncidentEvent } from '../alerts/event.ts';
+
+export type { IncidentEvent };
 
 /** The webhook body: Slack's incoming webhooks read `text` and ignore the rest. */
 export interface WebhookBody {

@@ -4,7 +4,7 @@ import type { UploadState } from '../../db/models/upload.ts';
 import type { Reader } from '../../db/reader.ts';
 import { rigAvailability, type Availability } from './availability.ts';
 import { rigNotFound, findRig } from './lookup.ts';
-import { statusMeaning, type RigStatus } from './status.ts';
+import { MIN_INTERVALS, statusMeaning, type RigStatus } from './status.ts';
 import { shortAge, timeAgo } from '../time-ago.ts';
 
 /**
@@ -83,7 +83,7 @@ export const DETAIL_POSITIONS = 10;
 const POSITION_SCAN = 500;
 export const DETAIL_ITEMS = 10;
 
-type DetailConfig = Pick<Config, 'rigs' | 'vpn'>;
+type DetailConfig = Pick<Config, 'rigs' | 'vpn' | 'alerts'>;
 
 const iso = (value: string | Date) => new Date(value).toISOString();
 const isoOrNull = (value: string | Date | null) => (value === null ? null : iso(value));
@@ -138,7 +138,7 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
   return {
     id: rig.id,
     status: rig.status,
-    status_meaning: statusMeaning(rig.status, config.rigs),
+    status_meaning: statusMeaning(rig.status, config, { interval_s: rig.report_interval_s ?? null, intervals: MIN_INTERVALS }),
     serial: rig.serial,
     branch: rig.branch,
     version: rig.version,

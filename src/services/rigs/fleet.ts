@@ -29,7 +29,7 @@ export interface FleetSummary {
   generated_at: string;
 }
 
-type FleetConfig = Pick<Config, 'rigs' | 'vpn'>;
+type FleetConfig = Pick<Config, 'rigs' | 'vpn' | 'alerts'>;
 
 /**
  * Counts by status, by branch and by version, and each branch's rollout. The newest version of a

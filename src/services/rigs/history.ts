@@ -42,7 +42,7 @@ export function sqlTime(d: Date): string {
 /** A rig's reports received at or after `since`, newest first, at most `limit`. Plain SQL. */
 export async function rigHistory(
   reader: Reader,
-  config: Pick<Config, 'rigs' | 'vpn'>,
+  config: Pick<Config, 'rigs' | 'vpn' | 'alerts'>,
   rawId: string,
   q: { since: Date; limit?: number },
   now: Date,

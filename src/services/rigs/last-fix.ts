@@ -5,7 +5,7 @@
  */
 
 /** SQL (both engines): per rig without a position now, its newest report with one. */
-export const LAST_FIX_SQL = `SELECT r.id, f.latitude, f.longitude, f.received_at AS fix_at, r.last_seen_at, r.branch, r.version
+export const LAST_FIX_SQL = `SELECT r.id, f.latitude, f.longitude, f.received_at AS fix_at, r.last_seen_at, r.branch, r.version, r.report_interval_s, r.report_intervals
   FROM rigs r
   JOIN rig_reports f ON f.id = (
     SELECT x.id FROM rig_reports x

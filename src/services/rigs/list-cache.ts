@@ -3,6 +3,7 @@ import { dataVersion, type Reader } from '../../db/reader.ts';
 import { weakEtag } from '../weak-etag.ts';
 import { listRigs } from './queries.ts';
 import type { RigView } from './view.ts';
+import { MIN_INTERVALS, statusEdges } from './status.ts';
 
 /** A listing body built once and served until the data or the time it depends on moves on. */
 export interface CachedBody {
@@ -20,7 +21,7 @@ interface Generation {
   /** The database's data version (db/reader.ts dataVersion): moves when any connection (or process) commits. */
   version: string;
   builtAt: number;
-  /** The first moment a rig's status changes by time alone (it crosses online_after_s or offline_after_s). */
+  /** The first moment a rig's status changes by time alone (it crosses its stale or offline edge: status.ts). */
   validUntil: number;
   rigs: RigView[];
   bodies: Map<string, Promise<CachedBody>>;
@@ -36,13 +37,13 @@ interface Generation {
  */
 export class RigListCache {
   readonly #reader: Reader;
-  readonly #config: Pick<Config, 'rigs' | 'vpn'>;
+  readonly #config: Pick<Config, 'rigs' | 'vpn' | 'alerts'>;
   readonly #now: () => Date;
   readonly #maxAgeMs: number;
   #ready: Generation | null = null;
   #building: { version: string; generation: Promise<Generation> } | null = null;
 
-  constructor(reader: Reader, config: Pick<Config, 'rigs' | 'vpn'>, opts: { now: () => Date; maxAgeMs?: number }) {
+  constructor(reader: Reader, config: Pick<Config, 'rigs' | 'vpn' | 'alerts'>, opts: { now: () => Date; maxAgeMs?: number }) {
     this.#reader = reader;
     this.#config = config;
     this.#now = opts.now;
@@ -85,12 +86,12 @@ export class RigListCache {
 
   async #build(version: string, now: number): Promise<Generation> {
     const rigs = await listRigs(this.#reader, this.#config, new Date(now));
-    const { online_after_s: online, offline_after_s: offline } = this.#config.rigs;
     // A status is computed as age <= threshold: it changes at the first millisecond past seen + threshold.
     let validUntil = now + this.#maxAgeMs;
     for (const r of rigs) {
       const seen = r.last_seen_at.getTime();
-      for (const edge of [seen + online * 1000 + 1, seen + offline * 1000 + 1]) if (edge > now && edge < validUntil) validUntil = edge;
+      const e = statusEdges({ interval_s: r.report_interval_s ?? null, intervals: MIN_INTERVALS }, this.#config);
+      for (const edge of [seen + e.stale_after_s * 1000 + 1, seen + e.offline_after_s * 1000 + 1]) if (edge > now && edge < validUntil) validUntil = edge;
     }
     return { version, builtAt: now, validUntil, rigs, bodies: new Map() };
   }

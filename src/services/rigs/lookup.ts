@@ -11,7 +11,7 @@ export function rigNotFound(rawId: string): NotFound {
 }
 
 /** One rig with its status computed at `now`, or null (also for an id no rig can have). Plain SQL. */
-export async function findRig(reader: Reader, config: Pick<Config, 'rigs' | 'vpn'>, rawId: string, now: Date): Promise<RigView | null> {
+export async function findRig(reader: Reader, config: Pick<Config, 'rigs' | 'vpn' | 'alerts'>, rawId: string, now: Date): Promise<RigView | null> {
   let id: string;
   try {
     id = parseRigId(rawId);
@@ -19,7 +19,7 @@ export async function findRig(reader: Reader, config: Pick<Config, 'rigs' | 'vpn
     return null; // not a DNS label: no rig can have it
   }
   const rows = await reader.all<RigRow>(
-    'SELECT id, serial, lan_ip, vpn_address, bound_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at FROM rigs WHERE id = ?',
+    'SELECT id, serial, lan_ip, vpn_address, bound_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at, report_interval_s, report_intervals FROM rigs WHERE id = ?',
     [id],
   );
   return rows[0] ? rigView(rows[0], config, now) : null;

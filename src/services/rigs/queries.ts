@@ -8,7 +8,7 @@ import { rigView, type RigConfig, type RigRow, type RigView } from './view.ts';
  */
 export async function listRigs(reader: Reader, config: RigConfig, now: Date, status?: RigStatus): Promise<RigView[]> {
   const rows = await reader.all<RigRow>(
-    'SELECT id, serial, lan_ip, vpn_address, bound_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at FROM rigs',
+    'SELECT id, serial, lan_ip, vpn_address, bound_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at, report_interval_s, report_intervals FROM rigs',
   );
   const views = rows.map((r) => rigView(r, config, now)).sort((a, b) => compareRigIds(a.id, b.id));
   return status ? views.filter((v) => v.status === status) : views;

@@ -2,6 +2,7 @@ import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
 import { sqlTime } from './history.ts';
 import { LAST_FIX_SQL } from './last-fix.ts';
+import { rhythmOf } from './view.ts';
 import { rigStatus, type RigStatus } from './status.ts';
 
 /**
@@ -28,15 +29,15 @@ export const TRACK_MAX_POINTS = 5000;
 /** Degrees to 6 decimals (about 0.1 m): what a GPS fix carries, in a third of the bytes of a double's text. */
 const degrees = (value: number) => Math.round(Number(value) * 1e6) / 1e6;
 
-type MapRow = { id: string; latitude: number; longitude: number; last_seen_at: string | Date; branch: string; version: string; fix_at?: string | Date };
+type MapRow = { id: string; latitude: number; longitude: number; last_seen_at: string | Date; branch: string; version: string; fix_at?: string | Date; report_interval_s?: number | null; report_intervals?: number | null };
 
 /**
  * Every rig with a position, with its status now: where its last report put it, or, for a rig whose
  * last report had no fix, its last known fix from the report history (marked with `last_fix`).
  */
-export async function mapRigs(reader: Reader, config: Pick<Config, 'rigs'>, now: Date): Promise<MapRig[]> {
+export async function mapRigs(reader: Reader, config: Pick<Config, 'rigs' | 'alerts'>, now: Date): Promise<MapRig[]> {
   const [current, lastKnown] = await Promise.all([
-    reader.all<MapRow>('SELECT id, latitude, longitude, last_seen_at, branch, version FROM rigs WHERE latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY id', []),
+    reader.all<MapRow>('SELECT id, latitude, longitude, last_seen_at, branch, version, report_interval_s, report_intervals FROM rigs WHERE latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY id', []),
     reader.all<MapRow>(LAST_FIX_SQL, []),
   ]);
   const rows = [...current, ...lastKnown].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -46,7 +47,7 @@ export async function mapRigs(reader: Reader, config: Pick<Config, 'rigs'>, now:
       id: r.id,
       lat: degrees(r.latitude),
       lon: degrees(r.longitude),
-      status: rigStatus(last, now, config.rigs),
+      status: rigStatus(last, now, config, rhythmOf(r)),
       last_report: last.toISOString(),
       branch: r.branch,
       version: r.version,

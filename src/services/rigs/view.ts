@@ -1,12 +1,14 @@
 import type { Config } from '../../config/schema.ts';
 import type { ReportRow } from '../../db/rigs.ts';
-import { rigStatus, type RigStatus } from './status.ts';
+import { MIN_INTERVALS, rigStatus, type Rhythm, type RigStatus } from './status.ts';
 
 /** A rig as tools and pages see it. */
 export interface RigView {
   id: string;
   status: RigStatus;
   last_seen_at: Date;
+  /** The rig's rhythm: the median of its last intervals between reports, in seconds (null: not learned yet). */
+  report_interval_s?: number | null;
   serial: string;
   lan_ip: string | null;
   vpn_address: string;
@@ -39,16 +41,28 @@ export interface RigRow {
   last_seen_at: string | Date;
   current_project: string | null;
   created_at: string | Date;
+  /** The rig's rhythm (null: not learned yet). */
+  report_interval_s?: number | null;
+  report_intervals?: number | null;
 }
 
-export type RigConfig = Pick<Config, 'rigs' | 'vpn'>;
+export type RigConfig = Pick<Config, 'rigs' | 'vpn' | 'alerts'>;
+
+/** A rigs row's rhythm, as status.ts reads it. */
+export function rhythmOf(rig: { report_interval_s?: number | null; report_intervals?: number | null }): Rhythm {
+  const intervals = rig.report_intervals == null ? 0 : Number(rig.report_intervals);
+  // Learned from too few intervals: not a rhythm yet (the fixed thresholds apply).
+  const interval = rig.report_interval_s == null || intervals < MIN_INTERVALS ? null : Number(rig.report_interval_s);
+  return { interval_s: interval, intervals };
+}
 
 /** The view of one rigs row, its status computed at `now`. */
 export function rigView(rig: RigRow, config: RigConfig, now: Date): RigView {
   const lastSeen = new Date(rig.last_seen_at);
   return {
     id: rig.id,
-    status: rigStatus(lastSeen, now, config.rigs),
+    status: rigStatus(lastSeen, now, config, rhythmOf(rig)),
+    report_interval_s: rhythmOf(rig).interval_s,
     last_seen_at: lastSeen,
     serial: rig.serial,
     lan_ip: rig.lan_ip,

@@ -19,7 +19,7 @@ async function setup(): Promise<{ db: Database; rigs: RigService; clock: { now: 
 const body = (serial: string, extra: Record<string, string> = {}) => ({ rig_serial: serial, gpsd_latitude: '1.5', gpsd_longitude: '2.5', local_ip: '192.168.0.9', software_version: '1.0', git_branch: 'main', ...extra });
 
 test('status from the age of the last report: online <= 300 s < stale <= 3600 s < offline', (t) => {
-  const th = { online_after_s: 300, offline_after_s: 3600 };
+  const th = { rigs: { online_after_s: 300, offline_after_s: 3600 }, alerts: { missed_reports: 3, min_silence_s: 300 } };
   const ago = (s: number) => new Date(T0.getTime() - s * 1000);
   t.equal(rigStatus(ago(0), T0, th), 'online');
   t.equal(rigStatus(ago(300), T0, th), 'online', '300 s: online');

@@ -1,0 +1,140 @@
+/**
+ * The conditions behind the incidents that are not about a rig's silence: each check says which
+ * (kind, subject) pairs hold now, with their details and text. The sweep opens an incident for a
+ * pair that holds and resolves an open one whose pair no longer does.
+ */
+import { statfs } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../../config/schema.ts';
+import type { Reader } from '../../db/reader.ts';
+import { storedTime } from '../../db/incidents.ts';
+import { LIVE_HEARTBEATS } from '../cluster/live.ts';
+import type { IncidentKind } from './event.ts';
+
+export interface Condition {
+  kind: IncidentKind;
+  subject: string | null;
+  details: Record<string, unknown>;
+  /** The line of the opened event. */
+  text: string;
+  /** The rig concerned, if any. */
+  rig?: string;
+}
+
+/** How long a failed capture or an identity refusal stays news (seconds). */
+export const RECENT_S = 3600;
+/** Failed captures are looked for among those that failed within this many seconds. */
+export const FAILED_LOOKBACK_S = 86_400;
+
+const iso = (v: string | Date) => new Date(v).toISOString();
+
+export interface CheckContext {
+  reader: Reader;
+  config: Pick<Config, 'alerts' | 'server' | 'data_dir' | 'cluster'>;
+  now: Date;
+  /** This node's name (disk_low is about the disk of the node that sweeps). */
+  instance: string;
+  /** Subjects of the open capture_failed incidents (still failed: they stay open). */
+  openFailed: string[];
+}
+
+/** A capture job that failed for good: the capture stays in a failed incident until it is ingested again. */
+export async function failedCaptures(ctx: CheckContext): Promise<Condition[]> {
+  const since = storedTime(new Date(ctx.now.getTime() - FAILED_LOOKBACK_S * 1000));
+  const openIds = ctx.openFailed.map(Number).filter((n) => Number.isSafeInteger(n));
+  const params: unknown[] = [since, ...openIds];
+  const rows = await ctx.reader.all<{ id: number; key: string; rig_id: string | null; error_code: string | null; last_error: string | null; finished_at: string | Date | null }>(
+    `SELECT c.id, c.key, c.rig_id, j.error_code, j.last_error, j.finished_at FROM captures c JOIN jobs j ON j.id = c.job_id
+      WHERE j.state = 'failed' AND (j.finished_at >= ?${openIds.length ? ` OR c.id IN (${openIds.map(() => '?').join(', ')})` : ''})`,
+    params,
+  );
+  return rows.map((r) => ({
+    kind: 'capture_failed',
+    subject: String(r.id),
+    rig: r.rig_id ?? undefined,
+    details: { capture: Number(r.id), key: r.key, rig: r.rig_id, error_code: r.error_code, error: (r.last_error ?? '').slice(0, 500) },
+    text: `capture ${r.id} (${r.key}) from rig ${r.rig_id ?? 'unknown'} failed for good${r.finished_at ? ` at ${iso(r.finished_at)}` : ''}: ${(r.last_error ?? r.error_code ?? 'no reason recorded').slice(0, 200)}`,
+  }));
+}
+
+/** Free space of data_dir under twice server.min_free_mb. */
+export async function diskLow(ctx: CheckContext): Promise<Condition[]> {
+  const dir = path.resolve(ctx.config.data_dir);
+  const st = await statfs(dir);
+  const free = Number(st.bavail) * Number(st.bsize);
+  const floor = ctx.config.server.min_free_mb * 2 * 1024 * 1024;
+  if (free >= floor) return [];
+  const mib = Math.floor(free / 1024 / 1024);
+  return [
+    {
+      kind: 'disk_low',
+      subject: ctx.instance,
+      details: { data_dir: dir, free_mib: mib, floor_mib: floor / 1024 / 1024 },
+      text: `disk low on ${ctx.instance}: ${mib} MiB free in ${dir} (under 2 x server.min_free_mb = ${floor / 1024 / 1024} MiB)`,
+    },
+  ];
+}
+
+/** The oldest queued capture waiting longer than alerts.backlog_s. */
+export async function ingestBacklog(ctx: CheckContext): Promise<Condition[]> {
+  const [row] = await ctx.reader.all<{ oldest: string | Date | null; n: number }>(
+    "SELECT MIN(j.created_at) AS oldest, COUNT(*) AS n FROM captures c JOIN jobs j ON j.id = c.job_id WHERE j.state = 'queued'",
+  );
+  if (!row?.oldest) return [];
+  if (ctx.now.getTime() - new Date(row.oldest).getTime() <= ctx.config.alerts.backlog_s * 1000) return [];
+  return [
+    {
+      kind: 'ingest_backlog',
+      subject: null,
+      details: { queued: Number(row.n), oldest_queued_at: iso(row.oldest) },
+      text: `ingest backlog: ${Number(row.n)} captures queued, the oldest since ${iso(row.oldest)} (over alerts.backlog_s = ${ctx.config.alerts.backlog_s} s)`,
+    },
+  ];
+}
+
+/** Nodes not stopped whose heartbeat is older than LIVE_HEARTBEATS periods. */
+export async function nodesDown(ctx: CheckContext): Promise<Condition[]> {
+  const staleMs = LIVE_HEARTBEATS * ctx.config.cluster.heartbeat_s * 1000;
+  const rows = await ctx.reader.all<{ instance_id: string; hostname: string; heartbeat_at: string | Date }>('SELECT instance_id, hostname, heartbeat_at FROM nodes WHERE stopped_at IS NULL');
+  return rows
+    .filter((r) => ctx.now.getTime() - new Date(r.heartbeat_at).getTime() > staleMs)
+    .map((r) => ({
+      kind: 'node_down',
+      subject: r.instance_id,
+      details: { node: r.instance_id, hostname: r.hostname, last_heartbeat: iso(r.heartbeat_at) },
+      text: `node ${r.instance_id} (${r.hostname}) is down: no heartbeat since ${iso(r.heartbeat_at)}`,
+    }));
+}
+
+const IDENTITY: Record<string, { kind: IncidentKind; words: string }> = {
+  'rig.refused': { kind: 'rig_refused', words: 'reports refused: the rig id is bound to another VPN address' },
+  'key.refused': { kind: 'key_refused', words: 'uploads refused: the key belongs to another rig' },
+};
+
+/** Identity refusals of the audit log within the last RECENT_S, one per kind and rig. */
+export async function identityRefusals(ctx: CheckContext): Promise<Condition[]> {
+  const rows = await ctx.reader.all<{ kind: string; subject: string | null; n: number; last: number; first: number }>(
+    "SELECT kind, subject, COUNT(*) AS n, MAX(at_ms) AS last, MIN(at_ms) AS first FROM audit_log WHERE kind IN ('rig.refused', 'key.refused') AND at_ms >= ? GROUP BY kind, subject",
+    [ctx.now.getTime() - RECENT_S * 1000],
+  );
+  return rows.map((r) => {
+    const k = IDENTITY[r.kind]!;
+    const subject = r.subject ?? '-';
+    return {
+      kind: k.kind,
+      subject,
+      rig: r.subject ?? undefined,
+      details: { refusals: Number(r.n), first_at: new Date(Number(r.first)).toISOString(), last_at: new Date(Number(r.last)).toISOString() },
+      text: `rig ${subject}: ${Number(r.n)} ${k.words}, first at ${new Date(Number(r.first)).toISOString()} (rigd audit --since 1h)`,
+    };
+  });
+}
+
+/** Each check and the kinds it owns: an open incident of those kinds whose condition ended resolves (unless the check failed). */
+export const CHECKS: { kinds: IncidentKind[]; run: (ctx: CheckContext) => Promise<Condition[]> }[] = [
+  { kinds: ['capture_failed'], run: failedCaptures },
+  { kinds: ['disk_low'], run: diskLow },
+  { kinds: ['ingest_backlog'], run: ingestBacklog },
+  { kinds: ['node_down'], run: nodesDown },
+  { kinds: ['rig_refused', 'key_refused'], run: identityRefusals },
+];
