@@ -12,7 +12,7 @@ import type { Database } from '../../db/index.ts';
 import * as incidents from '../../db/incidents.ts';
 import type { IncidentRow } from '../../db/incidents.ts';
 import { silentLogger, type Logger } from '../../log.ts';
-import type { BackgroundTask } from '../app.ts';
+import type { BackgroundTask } from '../background-task.ts';
 import { rigStatus } from '../rigs/status.ts';
 import { CHECKS, type Condition } from './conditions.ts';
 import type { IncidentEvent, OnIncident } from './event.ts';
