@@ -110,7 +110,7 @@ export class JobRunner {
     if (this.#ticking || this.#state !== 'started') return;
     this.#ticking = true;
     try {
-      const n = await this.#store.reclaimStale(this.owner, this.#opts.nodeStaleMs);
+      const n = await this.#store.reclaimStale(this.owner, this.#opts.nodeStaleMs, [...this.#handlers.keys()]);
       if (n > 0) this.#log.warn('reclaimed jobs from a dead or stalled runner', { count: n });
       await this.#pump();
     } catch (err) {

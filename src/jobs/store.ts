@@ -210,10 +210,13 @@ export class RunnerStore {
    * last attempt. Reads first; writes only when there is something to reclaim. Returns how many
    * jobs it reclaimed.
    */
-  async reclaimStale(self: string, nodeStaleMs: number): Promise<number> {
+  async reclaimStale(self: string, nodeStaleMs: number, kinds: string[]): Promise<number> {
+    // Only jobs of the kinds this runner handles: another runner of this process (notifications
+    // beside captures) must not take back a capture whose lease ran out while the database was away.
+    if (kinds.length === 0) return 0;
     const running = await this.#Job.findAll({
       attributes: ['id', 'lease_owner', 'lease_expires_at', 'started_at'],
-      where: { state: 'running' },
+      where: { state: 'running', kind: kinds },
     });
     if (running.length === 0) return 0;
     const { now, nodes } = await readNodes(this.db);

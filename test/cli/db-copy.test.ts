@@ -239,7 +239,7 @@ test('--json: the same counts as JSON, the target masked', async (t) => {
   t.equal(out.ok, true);
   t.match(out.target, /^postgres:\/\/postgres:\*\*\*@/, 'the target, password masked');
   t.deepEqual(out.tables.find((r) => r.table === 'users'), { table: 'users', source: 1, target: 1, ok: true }, 'a row per table');
-  t.deepEqual(out.tables.map((r) => r.table).sort(), ['audit_head', 'audit_log', 'captures', 'jobs', 'login_attempts', 'nodes', 'object_owners', 'rig_reports', 'rigs', 'secrets', 'sessions', 'uploads', 'users'], 'every table the migrations make');
+  t.deepEqual(out.tables.map((r) => r.table).sort(), ['audit_head', 'audit_log', 'captures', 'incidents', 'jobs', 'login_attempts', 'nodes', 'object_owners', 'rig_reports', 'rigs', 'secrets', 'sessions', 'uploads', 'users'], 'every table the migrations make');
   const kinds = execFileSync('psql', ['-qAtX', url, '-c', 'SELECT kind FROM audit_log ORDER BY seq'], { encoding: 'utf8' }).trim().split('\n');
   t.deepEqual(kinds, ['user.add', 'db.copy'], "the target's audit log: the copied entries, then the copy");
   const verified = await rigd(['audit', 'verify'], { env: { ...env, RIGD_DATABASE_URL: url, RIGD_CLUSTER_SINGLE_NODE: 'true' } });
