@@ -22,7 +22,9 @@ let deb: string | null = null;
 
 const env = { PATH: '/usr/bin:/bin', HOME: out, RIGD_ENV_FILE: '', RIGD_DATA_DIR: path.join(out, 'data'), RIGD_AUTH_BCRYPT_COST: '4', RIGD_LOG_LEVEL: 'warn' };
 /** argv that runs the package's rigd on its own arm64 node, emulated. */
-const qemu = (...args: string[]) => ['-L', SYSROOT, path.join(x, NODE), path.join(x, 'usr/lib/rigd/bin/rigd'), ...args];
+// serve with the semi-space flag, as the unit's ExecStart runs it: without it bin/rigd would start
+// itself again by node's own path, which this amd64 host cannot run outside qemu.
+const qemu = (...args: string[]) => ['-L', SYSROOT, path.join(x, NODE), ...(args[0] === 'serve' ? ['--max-semi-space-size=32'] : []), path.join(x, 'usr/lib/rigd/bin/rigd'), ...args];
 function rigd(args: string[], input?: string) {
   return spawnSync('qemu-aarch64-static', qemu(...args), { encoding: 'utf8', env, input, timeout: 600_000 });
 }
