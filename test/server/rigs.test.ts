@@ -117,8 +117,8 @@ test('GET /api/v1/rigs: token and VPN rule; status, position, version, serial, p
   t.equal(body.success, true, 'success');
   t.deepEqual(
     Object.keys(a).sort(),
-    ['bound_address', 'branch', 'created_at', 'current_project', 'id', 'lan_ip', 'last_seen_at', 'latitude', 'longitude', 'offline_since', 'online_since', 'serial', 'status', 'version', 'vpn_address', 'vpn_name'],
-    'fields (online_since / offline_since, bound_address added)',
+    ['bound_address', 'branch', 'created_at', 'current_project', 'id', 'lan_ip', 'last_seen_at', 'latitude', 'longitude', 'offline_since', 'online_since', 'report_interval_s', 'serial', 'status', 'version', 'vpn_address', 'vpn_name'],
+    'fields (online_since / offline_since, bound_address, report_interval_s added)',
   );
   t.deepEqual([a.status, a.serial, a.latitude, a.current_project, a.vpn_name], ['online', 'SN-A', 47.5, null, 'rig-a.rigs.internal'], 'values');
   t.deepEqual(JSON.parse(online.body).data.rigs, [], '?status=offline: none');
