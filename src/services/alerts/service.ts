@@ -13,7 +13,7 @@ import * as incidents from '../../db/incidents.ts';
 import type { IncidentRow } from '../../db/incidents.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import type { BackgroundTask } from '../background-task.ts';
-import { rigStatus } from '../rigs/status.ts';
+import { compareRigIds, rigStatus } from '../rigs/status.ts';
 import { CHECKS, type Condition } from './conditions.ts';
 import type { IncidentEvent, OnIncident } from './event.ts';
 import { refreshRhythms } from './rhythm.ts';
@@ -133,11 +133,13 @@ export class AlertService implements BackgroundTask {
     const plan = planRigs({ rigs, openRigIncidents: openRig, outage, outageShare: this.#config.alerts.outage_share, settleS, now });
 
     if (plan.resolveOutage) {
-      const { incident, missing } = plan.resolveOutage;
+      const { incident } = plan.resolveOutage;
+      // In the fleet's order (rig7 before rig8, rig10 after rig9), whatever order the plan found them in.
+      const missing = [...plan.resolveOutage.missing].sort(compareRigIds);
       await this.#resolve(incident, now, { missing }, outageOverText(outageRigs(incident).length, missing), undefined, missing);
     }
     if (plan.openOutage) {
-      const ids = plan.openOutage;
+      const ids = [...plan.openOutage].sort(compareRigIds);
       const since = new Date(Math.min(...ids.map((id) => new Date(byId.get(id)!.last_seen_at).getTime())));
       await this.#open('fleet_outage', null, now, { rigs: ids, fleet: rigs.length, silent_since: iso(since) }, outageText(ids, rigs.length, since), undefined, ids);
     }
