@@ -89,7 +89,16 @@ export function sqliteDriver(pragmas: string): SqliteDriver {
         if (typeof value !== 'function') return value;
         if (!RUNS_SQL.has(prop)) return value.bind(target);
         return (sql: unknown, ...args: unknown[]) => {
-          if (loan.returned) throw new Error('SQLITE_MISUSE: the connection was closed');
+          if (loan.returned) {
+            // As sqlite3 answers a closed database: the error to the statement's callback (Sequelize
+            // may run a queued query after the connection was given back), never a throw from inside
+            // another callback, which would end the process.
+            const err = Object.assign(new Error('SQLITE_MISUSE: the connection was closed'), { code: 'SQLITE_MISUSE', errno: 21 });
+            const done = [...args].reverse().find((a): a is Callback => typeof a === 'function');
+            if (!done) throw err;
+            process.nextTick(done, err);
+            return target;
+          }
           if (typeof sql === 'string' && BEGIN.test(sql)) loan.began = true;
           return value.call(target, sql, ...args);
         };
