@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { alertsSchema, type AlertsConfig } from './alerts.ts';
+import { capturesSchema, type CapturesConfig } from './captures.ts';
 import { notifySchema, type NotifyConfig } from './notify.ts';
 import { addressOrCidr, bucketName, databaseUrl, endpoint, httpUrl, ipv4Cidr, KeyedProblem, pathText, tileUrlTemplate } from './rules.ts';
 
@@ -84,24 +85,7 @@ export interface Config {
     lease_s: number;
   };
   /** Per-capture bounds of the capture store: one capture can never block, widen or slow another. */
-  captures: {
-    /** Most plain tables in one capture (more: the capture fails with too_many_tables). */
-    max_tables: number;
-    /** Most columns in one capture table (more: the capture fails with too_wide). */
-    max_columns: number;
-    /** Most new columns one capture table may add to the shared store table of its name (more: a table of its own shape). */
-    max_new_shared_columns: number;
-    /** Widest a shared store table may grow (wider: a table of its own shape). */
-    max_shared_columns: number;
-    /** Exports (CLI excluded: API only) running at once on this node; more get 429. */
-    export_max_concurrent: number;
-    /** Exports running at once for one user; more get 429. */
-    export_max_per_user: number;
-    /** Most bytes of values one export reads from the store per page. */
-    export_page_bytes: number;
-    /** Seconds /healthz reuses its count of ingested captures' rows in the store. */
-    rows_check_s: number;
-  };
+  captures: CapturesConfig;
   rigs: {
     online_after_s: number;
     offline_after_s: number;
@@ -237,17 +221,7 @@ export const configSchema = Joi.object<Config>({
     read_bytes_per_s: Joi.number().integer().min(0).max(10 * 1024 ** 3).default(0),
     lease_s: positiveInt.max(3600).default(30),
   }).default(),
-  captures: Joi.object({
-    max_tables: positiveInt.max(10_000).default(1000),
-    // SQLite holds at most 2000 columns per table, PostgreSQL 1600 (capture_id is one of them).
-    max_columns: positiveInt.max(1599).default(1000),
-    max_new_shared_columns: Joi.number().integer().min(0).max(1599).default(32),
-    max_shared_columns: positiveInt.max(1599).default(256),
-    export_max_concurrent: positiveInt.max(10_000).default(16),
-    export_max_per_user: positiveInt.max(10_000).default(4),
-    export_page_bytes: Joi.number().integer().min(65_536).max(256 * 1024 ** 2).default(1024 ** 2),
-    rows_check_s: positiveInt.max(86_400).default(300),
-  }).default(),
+  captures: capturesSchema,
   rigs: Joi.object({
     online_after_s: positiveInt.max(30 * 86400).default(300),
     offline_after_s: positiveInt.max(365 * 86400).default(3600),

@@ -10,7 +10,8 @@ import { isPostgresUrl } from '../db/database-url.ts';
 import type { Database } from '../db/index.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
 import { openStoreWriter, type CaptureStoreWriter } from '../db/capture-store/index.ts';
-import { CAPTURE_JOB, Ingester, storeImport, type CaptureJob, type ImportStep } from './ingester.ts';
+import { CAPTURE_JOB, Ingester, type CaptureJob, type ImportStep } from './ingester.ts';
+import { storeImport } from './store-import.ts';
 import { JobRunner, type RunnerLogger, type RunnerOptions } from '../jobs/runner.ts';
 
 /** How long SIGTERM lets running ingests finish before they are released to the queue (rigd.service allows 45 s in all). */

@@ -6,7 +6,7 @@
  *           (hashed: it must be its etag, the SHA-256 the store computed; and then in the page cache)
  *   inspect in the capture child's sandbox: header, read-only open, schema policy, quick_check, tables
  *   import  the same child streams the rows; rigd writes them to the capture store in one transaction
- *           (IngesterOptions.importStep: storeImport)
+ *           (IngesterOptions.importStep: storeImport of store-import.ts)
  *   record  handed to the runner as the job's commit: the capture's results (size, sha256,
  *           tables, pages) are written in the transaction that marks the job done, under its lease
  *
@@ -26,13 +26,11 @@ import type { Capture } from '../db/models/capture.ts';
 import { NotFound } from '../errors.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
 import { CaptureRejected, type CaptureInfo } from './capture-file.ts';
-import { importCapture } from './import.ts';
-import type { CaptureStoreWriter } from '../db/capture-store/writer.ts';
 import { downloadTo, ObjectTooLarge, readThrough } from './capture-download.ts';
 import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
 import type { JobInfo } from '../jobs/job.ts';
 import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
-import { errorText, leaseHeldQuery, type Lease } from '../jobs/store.ts';
+import { errorText, type Lease } from '../jobs/store.ts';
 import { StepTimer } from './step-timer.ts';
 
 export const CAPTURE_JOB = 'capture';
@@ -82,31 +80,6 @@ export interface Imported {
  */
 export type ImportStep = (file: string, captureId: number, opts: ImportStepOptions) => Promise<Imported>;
 
-/** The import into a capture store (importCapture: one child inspects, then streams the rows). */
-export function storeImport(store: CaptureStoreWriter, maxBytes: number): ImportStep {
-  return async (file, captureId, opts) => {
-    let info: CaptureInfo | undefined;
-    const tables = await importCapture(file, captureId, store, {
-      maxBytes,
-      timeoutMs: opts.timeoutMs,
-      signal: opts.signal,
-      onStep: opts.onStep,
-      onProgress: (p) => opts.onProgress({ rows: p.rows, bytes: p.bytes }),
-      onInspected: (i) => (info = i),
-      beforeCommit: async (query) => {
-        // A run whose lease is lost (its signal says so) or, on PostgreSQL, whose job row no longer
-        // names this claim (checked and locked in the store's own transaction) commits nothing.
-        if (opts.signal.aborted) throw new LeaseLostError();
-        if (query && opts.lease) {
-          const { text, values } = leaseHeldQuery(opts.lease);
-          if ((await query(text, values)) === 0) throw new LeaseLostError();
-        }
-      },
-    });
-    if (!info) throw new Error('the import finished without the inspection of the capture');
-    return { info, tables };
-  };
-}
 
 export interface IngesterOptions {
   /** Largest capture read (storage.max_upload_size). */
