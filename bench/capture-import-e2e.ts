@@ -15,8 +15,7 @@
 // Env: BENCH_SIZES (MB, default "100,200"). --engine postgres starts a throwaway cluster
 // (bench/capture-import-pg.ts) with the server's default durability, and stops it at the end.
 import { execFile, spawn } from 'node:child_process';
-import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -26,6 +25,8 @@ import { loadConfig } from '../src/config/load.ts';
 import { EmbeddedStorage } from '../src/storage/embedded.ts';
 import { CAPTURE_TABLES, makeCapture, SCALE } from './capture-import-data.ts';
 import { startCluster, type Cluster } from './capture-import-pg.ts';
+import { freePort } from '../test/helpers/free-port.ts';
+import { rssKb } from './proc.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SIZES = (process.env.BENCH_SIZES ?? '100,200').split(',').map(Number);
@@ -41,18 +42,7 @@ interface Imported {
   steps_ms: Record<string, number>;
 }
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
-function rssKb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : 0;
-}
 
 /** The sqlite3 CLI's copy of the capture's tables into a fresh file, one transaction; seconds. */
 async function sqliteCopy(capture: string, work: string): Promise<number> {

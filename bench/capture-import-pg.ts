@@ -4,9 +4,9 @@
 // empty database. stop() stops it and removes the directory.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '../test/helpers/free-port.ts';
 
 export interface Cluster {
   url: string;
@@ -22,13 +22,6 @@ function binDir(): string {
   return path.join(base, versions.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
 }
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 export async function startCluster(): Promise<Cluster> {
   const bin = binDir();

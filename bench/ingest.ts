@@ -7,8 +7,7 @@
 // Run by hand: npm run build && node --import tsx bench/ingest.ts
 // Env: BENCH_SIZES (MB, default "50,200,500"), BENCH_RUNS (default 20).
 import { execFile, spawn } from 'node:child_process';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import net from 'node:net';
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +17,8 @@ import { request } from 'undici';
 import { loadConfig } from '../src/config/load.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { EmbeddedStorage } from '../src/storage/embedded.ts';
+import { freePort } from '../test/helpers/free-port.ts';
+import { rssKb } from './proc.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SIZES = (process.env.BENCH_SIZES ?? '50,200,500').split(',').map(Number);
@@ -46,18 +47,7 @@ async function makeCapture(file: string, mb: number): Promise<number> {
   return statSync(file).size;
 }
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
-function rssKb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : 0;
-}
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'rigd-bench-ingest-'));

@@ -21,6 +21,7 @@ import { loadConfig } from '../src/config/load.ts';
 import { silentLogger } from '../src/log.ts';
 import { createServer } from '../src/server/server.ts';
 import { openApp } from '../src/services/app.ts';
+import { freePort } from '../test/helpers/free-port.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -40,13 +41,6 @@ async function issue(url: string, pathFor: (n: number) => string) {
   return { rps: (r['2xx'] + r.non2xx) / r.duration, p50: r.latency.p50, p99: r.latency.p99, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors };
 }
 
-async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
-}
 
 async function curlPut(url: string, file: string): Promise<{ seconds: number; status: string }> {
   const { stdout } = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', '-X', 'PUT', '-T', file, url], {
