@@ -1,16 +1,21 @@
-// The fleet map with 10,000 rigs (npm run bench:map): seeds rigs with fixes straight into the
-// database, serves rigd on loopback, opens /map in headless Chromium and prints the time to the
-// first full render (navigation start until the cluster layer has added every marker, as
-// public/map.js reports it on window.rigdMap.state), then how long a zoom and a reload take.
-// Needs /usr/bin/chromium (or RIGD_TEST_CHROMIUM). BENCH_RIGS changes the count.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The fleet map with 10,000 rigs (npm run bench:map), as shipped: the rigs and their fixes are
+// written into a fresh data_dir (`rigd migrate`, then SQL through a connection of the bench's own)
+// before `bin/rigd serve` starts as its own process with the default config (only data_dir set;
+// request logging as shipped, into a file); headless Chromium opens /map from loopback (how the
+// page is reached: page.allow is loopback and vpn.cidr) and the bench prints the time to the first
+// full render (navigation start until the cluster layer has added every marker, as public/map.js
+// reports it on window.rigdMap.state), how long a zoom and a reload take, and rigd serve's RSS.
+// Run by hand: npm run bench:map (builds dist/). Needs /usr/bin/chromium (or RIGD_TEST_CHROMIUM).
+// Env: BENCH_RIGS (default 10000), BENCH_KEEP=1 (keep the data_dir and rigd's log).
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config/load.ts';
-import { silentLogger } from '../src/log.ts';
-import { createServer } from '../src/server/server.ts';
-import { openApp } from '../src/services/app.ts';
 import { openBrowser } from '../test/helpers/browser.ts';
+import { rssKb } from './proc.ts';
+import { servePid } from './serve/cpu.ts';
+import { describeRun } from './serve/describe.ts';
+import { rigdCli, startRigd } from './serve/rigd.ts';
+import { withConnection } from './tail/seed.ts';
 
 const RIGS = Number(process.env.BENCH_RIGS ?? 10_000);
 const STATUSES_AGO_S = [0, 0, 0, 1200, 7200];
@@ -32,37 +37,43 @@ function fix(i: number): [number, number] {
   return [36 + (a - Math.floor(a)) * 24, -8 + (b - Math.floor(b)) * 36];
 }
 
+const stamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', ' +00:00');
+const quote = (v: string | number | null) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${v}'`);
+
+/** RIGS rigs with fixes and a mix of statuses, 1,000 rows a statement, one transaction. */
+async function seedRigs(dataDir: string): Promise<void> {
+  const now = Date.now();
+  await withConnection(dataDir, async (exec) => {
+    await exec('BEGIN');
+    for (let from = 0; from < RIGS; from += 1000) {
+      const values = Array.from({ length: Math.min(1000, RIGS - from) }, (_, k) => {
+        const i = from + k;
+        const [latitude, longitude] = fix(i);
+        const seen = stamp(now - STATUSES_AGO_S[i % STATUSES_AGO_S.length]! * 1000);
+        const row = [`rig${i}`, `SN-${i}`, null, `10.144.${Math.floor(i / 250)}.${(i % 250) + 2}`, '3.1.0', 'main', latitude, longitude, seen, null, stamp(now), stamp(now)];
+        return `(${row.map(quote).join(', ')})`;
+      });
+      await exec(`INSERT INTO rigs (id, serial, lan_ip, vpn_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at, updated_at) VALUES ${values.join(', ')}`);
+    }
+    await exec('COMMIT');
+  });
+}
+
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'rigd-bench-map-'));
-  const { config } = loadConfig({ env: {}, overrides: { data_dir: dataDir, log: { level: 'silent' } } });
-  const app = await openApp(config);
-  const rigd = await createServer(app, { host: '127.0.0.1', port: 0, log: silentLogger });
-  await rigd.start();
+  const work = mkdtempSync(path.join(tmpdir(), 'rigd-bench-map-'));
+  const dataDir = path.join(work, 'data');
+  mkdirSync(dataDir);
+  const t0 = performance.now();
+  await rigdCli(dataDir, ['migrate']);
+  await seedRigs(dataDir);
+  process.stdout.write(`seeded ${RIGS} rigs with fixes in ${Math.round(performance.now() - t0)} ms (before rigd serve starts; not measured)\n`);
+  const rigd = await startRigd({ dataDir, logFile: path.join(work, 'rigd.log') });
+  const pid = servePid(dataDir);
+  process.stdout.write(describeRun(rigd));
   const browser = await openBrowser({ viewport: { width: 1280, height: 800 }, timeoutMs: 120_000 });
   try {
-    const now = Date.now();
-    const rows = Array.from({ length: RIGS }, (_, i) => {
-      const [latitude, longitude] = fix(i);
-      return {
-        id: `rig${i}`,
-        serial: `SN-${i}`,
-        lan_ip: null,
-        vpn_address: `10.144.${Math.floor(i / 250)}.${(i % 250) + 2}`,
-        version: '3.1.0',
-        branch: 'main',
-        latitude,
-        longitude,
-        last_seen_at: new Date(now - STATUSES_AGO_S[i % STATUSES_AGO_S.length]! * 1000),
-        current_project: null,
-      };
-    });
-    const t0 = performance.now();
-    await app.db.writes.run(async (transaction) => {
-      for (let i = 0; i < rows.length; i += 1000) await app.db.models.Rig.bulkCreate(rows.slice(i, i + 1000), { transaction });
-    });
-    process.stdout.write(`seeded ${RIGS} rigs with fixes in ${Math.round(performance.now() - t0)} ms\n`);
-
-    const url = `http://127.0.0.1:${rigd.info.port}`;
+    const rssIdle = rssKb(pid);
+    const url = `http://127.0.0.1:${rigd.port}`;
     const j0 = performance.now();
     const json = await fetch(`${url}/map/rigs.json`);
     const body = await json.text();
@@ -104,13 +115,15 @@ async function main(): Promise<void> {
     process.stdout.write(`zoom in by 2: ${Math.round(zoom)} ms to the next frame; reload of ${RIGS} rigs (markers updated in place): ${Math.round(reload)} ms; ${drawn} marker or cluster icons in the DOM\n`);
     const errors = browser.pageErrors;
     if (errors.length) process.stdout.write(`page errors: ${errors.join('; ')}\n`);
-    process.stdout.write(`${JSON.stringify({ rigs: RIGS, jsonKiB: Math.round(body.length / 1024), firstRenderMs: Math.round(first.ms ?? NaN), longestTaskMs: longest, zoomMs: Math.round(zoom), reloadMs: Math.round(reload) })}\n`);
+    const rssEnd = rssKb(pid);
+    process.stdout.write(`rigd serve RSS (pid ${pid}): ${Math.round(rssIdle / 1024)} MB before the page, ${Math.round(rssEnd / 1024)} MB after the render, zoom and reload\n`);
+    process.stdout.write(`${JSON.stringify({ rigs: RIGS, rssIdleMB: Math.round(rssIdle / 1024), rssEndMB: Math.round(rssEnd / 1024), jsonKiB: Math.round(body.length / 1024), firstRenderMs: Math.round(first.ms ?? NaN), longestTaskMs: longest, zoomMs: Math.round(zoom), reloadMs: Math.round(reload) })}\n`);
     process.exitCode = first.inLayer === RIGS && errors.length === 0 ? 0 : 1;
   } finally {
     await browser.close();
-    await rigd.stop({ timeout: 2000 });
-    await app.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await rigd.stop();
+    if (process.env.BENCH_KEEP) process.stdout.write(`kept: ${work}\n`);
+    else rmSync(work, { recursive: true, force: true });
   }
 }
 

@@ -1,7 +1,7 @@
 // `bin/rigd serve` as operators run it: its own process, the default config (a temporary data_dir,
 // on PostgreSQL a database.url), request logging as shipped. Its stdout and stderr go to a file
 // (as the journal takes them), never through the bench's own event loop.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,8 @@ export interface RigdOptions {
    * bin/rigd is executed itself.
    */
   nodeFlags?: string[];
+  /** The port to listen on (a presigned URL's storage.public_url must name it beforehand). @default 0 */
+  port?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,7 +46,7 @@ export async function startRigd(opts: RigdOptions): Promise<RigdChild> {
     ...(opts.databaseUrl ? { RIGD_DATABASE_URL: opts.databaseUrl, RIGD_CLUSTER_SINGLE_NODE: 'true' } : {}),
     ...(opts.env ?? {}),
   };
-  const args = ['serve', '--port', '0'];
+  const args = ['serve', '--port', String(opts.port ?? 0)];
   const semi = opts.nodeFlags?.some((f) => f.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=32'];
   const [file, argv] = opts.nodeFlags ? [process.execPath, [...opts.nodeFlags, ...semi, RIGD, ...args]] : [RIGD, args];
   const fd = openSync(opts.logFile, 'a');
@@ -77,4 +79,14 @@ export async function startRigd(opts: RigdOptions): Promise<RigdChild> {
   }
   child.kill('SIGKILL');
   throw new Error(`rigd serve did not start:\n${output()}`);
+}
+
+/** `bin/rigd ARGS` on dataDir (a seed before serve starts: migrate, user add), stdin `input`; its stdout. */
+export function rigdCli(dataDir: string, args: string[], input = ''): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(RIGD, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_DATA_DIR: dataDir }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`rigd ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
+    );
+    child.stdin?.end(input);
+  });
 }

@@ -1,11 +1,11 @@
-// Bulk history for bench/report-tail.ts, written inside SQLite (recursive CTEs, one transaction, no
-// per-row round trips) through a connection of its own while the server is idle.
+// Bulk rigs and history for the benches, written inside SQLite (recursive CTEs, one transaction, no
+// per-row round trips) through a connection of its own, before rigd serve starts or while it is idle.
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { DB_FILE } from '../../src/db/file.ts';
 
-async function withConnection<T>(dataDir: string, fn: (exec: (sql: string) => Promise<void>) => Promise<T>): Promise<T> {
+export async function withConnection<T>(dataDir: string, fn: (exec: (sql: string) => Promise<void>) => Promise<T>): Promise<T> {
   const conn = new sqlite3.Database(path.join(dataDir, DB_FILE));
   conn.configure('busyTimeout', 30_000);
   const exec = (sql: string) => new Promise<void>((resolve, reject) => conn.exec(sql, (err) => (err ? reject(err) : resolve())));
