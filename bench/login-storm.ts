@@ -1,30 +1,36 @@
-// Rig reports during a login storm: the latency of PUT /api/v1/rigs/:id while idle, then while 150
-// logins for distinct names (none throttled) are being hashed at the production work factor, same
-// server, same run. bcrypt and sqlite3 share libuv's thread pool; rigd caps hashing
-// (auth.hash_concurrency) so that the database keeps free threads. Run by hand:
-//   npm run bench:login-storm
-//
-// The VPN rule still runs: vpn.cidr is 127.0.0.0/8 and the Host 127.0.0.1, so that loopback passes
-// it (bench only). Env: BENCH_IDLE_S (default 10), BENCH_CLIENTS (rigs reporting one after another,
-// default 10), BENCH_LOGINS (default 150), BENCH_BCRYPT_COST (default 12, the production default),
-// BENCH_HASH_CONCURRENCY (default: the config default). UV_THREADPOOL_SIZE: the npm script sets 16
-// as bin/rigd does; set it yourself to measure another pool.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+// Rig reports during a login storm, as shipped: the latency of PUT /api/v1/rigs/:id while idle, then
+// while 150 logins for distinct names (none throttled) are being hashed at the production work
+// factor, same rigd, same run. bcrypt and sqlite3 share libuv's thread pool; rigd caps hashing
+// (auth.hash_concurrency) so that the database keeps free threads.
+// `bin/rigd serve` runs as its own process with the default config (request logging as shipped,
+// into a file; bin/rigd's own UV_THREADPOOL_SIZE of 16 unless the bench's environment sets one).
+// Set beside the defaults: auth.max_failures_per_client (30 by default: the 150 failed logins come
+// from one address) and rigs.new_ids_per_address_per_hour (100 by default: 1,000 rig ids from one
+// address). The rigs report from a rig network namespace (10.144.187.2, bench/storm/reporter.ts in
+// a process of its own); the logins come from loopback, as an operator's CLI or browser does.
+// Run by hand: npm run bench:login-storm (builds dist/; needs root and iproute2).
+// Env: BENCH_IDLE_S (default 10), BENCH_CLIENTS (rigs reporting one after another, default 10),
+// BENCH_LOGINS (default 150), BENCH_BCRYPT_COST (auth.bcrypt_cost; default: the config default, 12),
+// BENCH_HASH_CONCURRENCY (auth.hash_concurrency; default: the config default), BENCH_KEEP=1.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { loadConfig } from '../src/config/load.ts';
-import { silentLogger } from '../src/log.ts';
-import { createServer } from '../src/server/server.ts';
-import { openApp } from '../src/services/app.ts';
+import { createHosts, type Hosts } from '../test/helpers/netns.ts';
+import { rssKb } from './proc.ts';
+import { servePid } from './serve/cpu.ts';
+import { describeRun, loads } from './serve/describe.ts';
+import { ROOT, startRigd } from './serve/rigd.ts';
 
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 10);
 const LOGINS = Number(process.env.BENCH_LOGINS ?? 150);
-const COST = Number(process.env.BENCH_BCRYPT_COST ?? 12);
+const COST = process.env.BENCH_BCRYPT_COST;
 const HASH_CONCURRENCY = process.env.BENCH_HASH_CONCURRENCY;
 const RIGS = 1000;
-const BODY = 'rig_serial=SN-0042&gpsd_latitude=47.376887&gpsd_longitude=8.541694&local_ip=192.168.8.20&software_version=3.1.0&git_branch=main';
+const GW = '10.144.187.1';
+const RIG_ADDR = '10.144.187.2';
 
 interface Phase {
   reports: number;
@@ -35,111 +41,88 @@ interface Phase {
   seconds: number;
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-
-/** CLIENTS rigs, each reporting again as soon as answered, until `done()` says stop. */
-async function reportUntil(url: string, done: () => boolean): Promise<Phase> {
-  const latencies: number[] = [];
-  let failed = 0;
-  let n = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (!done()) {
-        const t0 = performance.now();
-        try {
-          const res = await request(`${url}/api/v1/rigs/rig${n++ % RIGS}`, {
-            method: 'PUT',
-            headers: { host: '127.0.0.1', 'content-type': 'application/x-www-form-urlencoded' },
-            body: BODY,
-          });
-          await res.body.text();
-          if (res.statusCode !== 200) failed++;
-        } catch {
-          // A connection closed under the request (a keep-alive socket the server let go): a failure.
-          failed++;
-        }
-        latencies.push(performance.now() - t0);
-      }
-    }),
+/** The rigs reporting from the namespace for `length` seconds or until stop(). */
+function reporting(net: Hosts, url: string, length: string) {
+  const args = ['netns', 'exec', net.host('rigs').ns, process.execPath, '--import', 'tsx', path.join(ROOT, 'bench/storm/reporter.ts'), url, GW, String(CLIENTS), length, String(RIGS)];
+  const child = spawn('ip', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  const ready = new Promise<void>((resolve) => child.stderr.on('data', (d) => ((err += d), err.includes('reporting') && resolve())));
+  const done = new Promise<Phase>((resolve, reject) =>
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Phase) : reject(new Error(`reporter exited ${code}: ${err}`)))),
   );
-  const sorted = latencies.sort((a, b) => a - b);
-  return {
-    reports: sorted.length,
-    failed,
-    p50: quantile(sorted, 0.5),
-    p99: quantile(sorted, 0.99),
-    max: sorted[sorted.length - 1] ?? 0,
-    seconds: (performance.now() - started) / 1000,
-  };
+  return { ready, done, stop: () => child.kill('SIGTERM') };
 }
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
 const line = (name: string, p: Phase) =>
   `${name} ${p.reports} reports in ${fmt(p.seconds)} s: p50 ${fmt(p.p50)} ms  p99 ${fmt(p.p99)} ms  max ${fmt(p.max)} ms  (non-200 or no answer: ${p.failed})\n`;
 
-async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'rigd-bench-'));
-  const auth: Record<string, number> = { bcrypt_cost: COST, max_failures_per_login: 100_000, max_failures_per_client: 100_000 };
-  if (HASH_CONCURRENCY) auth.hash_concurrency = Number(HASH_CONCURRENCY);
-  const { config } = loadConfig({
-    env: {},
-    overrides: { data_dir: dataDir, vpn: { cidr: '127.0.0.0/8' }, log: { level: 'silent' }, auth },
-  });
-  const app = await openApp(config);
-  const rigd = await createServer(app, { host: '127.0.0.1', port: 0, log: silentLogger });
-  await rigd.start();
-  const url = `http://127.0.0.1:${rigd.info.port}`;
-  const cap = (config.auth as { hash_concurrency?: number }).hash_concurrency;
-  try {
-    process.stdout.write(
-      `login storm: ${LOGINS} logins for distinct names, bcrypt cost ${COST}, hash_concurrency ${cap ?? 'none (uncapped)'}, ` +
-        `UV_THREADPOOL_SIZE ${process.env.UV_THREADPOOL_SIZE ?? '4 (libuv default)'}; ${CLIENTS} rigs reporting back to back; ` +
-        `${cpus().length} CPUs, node ${process.version}\n`,
-    );
-    // Warm-up: JIT, connections, the rigs registered, the timing equaliser's hash.
-    let until = performance.now() + 2000;
-    await reportUntil(url, () => performance.now() > until);
-    await request(`${url}/api/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"login":"warm","password":"wrong-password"}' }).then((r) => r.body.text());
+const work = mkdtempSync(path.join(tmpdir(), 'rigd-bench-storm-'));
+const dataDir = path.join(work, 'data');
+mkdirSync(dataDir);
+const net = await createHosts([{ name: 'rigs', addr: RIG_ADDR, gw: GW }]);
+let stopRigd = async () => {};
+try {
+  const env: Record<string, string> = { RIGD_AUTH_MAX_FAILURES_PER_CLIENT: '100000', RIGD_RIGS_NEW_IDS_PER_ADDRESS_PER_HOUR: '100000' };
+  if (COST) env.RIGD_AUTH_BCRYPT_COST = COST;
+  if (HASH_CONCURRENCY) env.RIGD_AUTH_HASH_CONCURRENCY = HASH_CONCURRENCY;
+  if (process.env.UV_THREADPOOL_SIZE) env.UV_THREADPOOL_SIZE = process.env.UV_THREADPOOL_SIZE;
+  const rigd = await startRigd({ dataDir, env, logFile: path.join(work, 'rigd.log') });
+  stopRigd = async () => void (await rigd.stop());
+  const pid = servePid(dataDir);
+  const rigUrl = `http://${GW}:${rigd.port}`;
+  const local = `http://127.0.0.1:${rigd.port}`;
+  process.stdout.write(describeRun(rigd));
+  process.stdout.write(
+    `login storm: ${LOGINS} logins for distinct names from loopback, bcrypt cost ${COST ?? '12 (default)'}, hash_concurrency ${HASH_CONCURRENCY ?? '2 (default)'}, ` +
+      `UV_THREADPOOL_SIZE ${process.env.UV_THREADPOOL_SIZE ?? '16 (bin/rigd)'}; ${CLIENTS} rigs reporting back to back from ${RIG_ADDR}\n`,
+  );
+  const login = (name: string) =>
+    request(`${local}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: name, password: 'wrong-password' }),
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    }).then(async (r) => (await r.body.text(), String(r.statusCode)));
 
-    until = performance.now() + IDLE_S * 1000;
-    const idle = await reportUntil(url, () => performance.now() > until);
+  // Warm-up: JIT, connections, the rigs registered, the timing equaliser's hash.
+  await reporting(net, rigUrl, '2').done;
+  await login('warm');
+  const idle = await reporting(net, rigUrl, String(IDLE_S)).done;
 
-    const statuses = new Map<string, number>();
-    let answered = 0;
-    const stormStart = performance.now();
-    const logins = Array.from({ length: LOGINS }, (_, i) =>
-      request(`${url}/api/v1/sessions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ login: `storm${i}`, password: 'wrong-password' }),
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      })
-        .then(async (r) => {
-          await r.body.text();
-          return String(r.statusCode);
-        })
+  const rssBefore = rssKb(pid);
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssKb(pid))), 20);
+  const rigs = reporting(net, rigUrl, 'until-term');
+  await rigs.ready;
+  const statuses = new Map<string, number>();
+  const stormStart = performance.now();
+  await Promise.all(
+    Array.from({ length: LOGINS }, (_, i) =>
+      login(`storm${i}`)
         .catch((err: { code?: string }) => err.code ?? 'error')
-        .then((status) => {
-          statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          answered++;
-        }),
-    );
-    const storm = await reportUntil(url, () => answered >= LOGINS);
-    await Promise.all(logins);
-    const stormS = (performance.now() - stormStart) / 1000;
+        .then((status) => void statuses.set(status, (statuses.get(status) ?? 0) + 1)),
+    ),
+  );
+  const stormS = (performance.now() - stormStart) / 1000;
+  rigs.stop();
+  const storm = await rigs.done;
+  clearInterval(sampler);
 
-    process.stdout.write(line('idle:       ', idle));
-    process.stdout.write(line('login storm:', storm));
-    const answers = [...statuses].map(([status, n]) => `${n} x ${status}`).join(', ');
-    process.stdout.write(`the storm: ${LOGINS} logins answered in ${fmt(stormS)} s (${answers})\n`);
-    process.stdout.write(`${JSON.stringify({ cost: COST, hashConcurrency: cap ?? null, uvThreadpool: process.env.UV_THREADPOOL_SIZE ?? null, idle, storm, stormS, logins: Object.fromEntries(statuses) })}\n`);
-  } finally {
-    await rigd.stop();
-    await app.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  process.stdout.write(line('idle:       ', idle));
+  process.stdout.write(line('login storm:', storm));
+  const answers = [...statuses].map(([status, n]) => `${n} x ${status}`).join(', ');
+  process.stdout.write(`the storm: ${LOGINS} logins answered in ${fmt(stormS)} s (${answers})\n`);
+  process.stdout.write(`rigd serve RSS (pid ${pid}): ${Math.round(rssBefore / 1024)} MB before the storm, peak ${Math.round(rssPeak / 1024)} MB during it\n`);
+  process.stdout.write(`load average at the end: ${loads()}\n`);
+  process.stdout.write(`${JSON.stringify({ cost: Number(COST ?? 12), hashConcurrency: HASH_CONCURRENCY ?? null, uvThreadpool: process.env.UV_THREADPOOL_SIZE ?? null, idle, storm, stormS, logins: Object.fromEntries(statuses), rssBeforeKb: rssBefore, rssPeakKb: rssPeak })}\n`);
+  process.exitCode = idle.failed === 0 && storm.failed === 0 ? 0 : 1;
+} finally {
+  await stopRigd();
+  await net.destroy();
+  if (process.env.BENCH_KEEP) process.stdout.write(`kept: ${work}\n`);
+  else rmSync(work, { recursive: true, force: true });
 }
-
-await main();
