@@ -1,4 +1,5 @@
-// Starts bench/serve/baseline-server.ts as a child process (`node --import tsx`, no source maps).
+// Starts a baseline server (bench/serve/baseline-server.ts by default, or bench/serve/sink-server.ts)
+// as a child process (`node --import tsx`, no source maps).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './rigd.ts';
@@ -9,9 +10,9 @@ export interface Baseline {
   stop(): Promise<void>;
 }
 
-export function startBaseline(host: string): Promise<Baseline> {
+export function startBaseline(host: string, script = 'bench/serve/baseline-server.ts'): Promise<Baseline> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/serve/baseline-server.ts'), host], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script), host], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<void>((r) => child.on('exit', () => r()));
     let out = '';
     child.stdout.on('data', (d) => {

@@ -29,3 +29,14 @@ export function loadRun(spec: LoadSpec, url: string, length: string): Promise<Lo
 }
 
 export const failures = (r: LoadRun) => r.errors + r.timeouts + r.non2xx;
+
+/** One run of GETs of `template` ("{n}": a counter) for `seconds` (bench/serve/get-load.ts). */
+export function getLoadRun(spec: Omit<LoadSpec, 'rigs'>, url: string, template: string, seconds: number): Promise<LoadRun> {
+  const args = ['netns', 'exec', spec.net.host(spec.from).ns, process.execPath, '--import', 'tsx', path.join(ROOT, 'bench/serve/get-load.ts'), url, spec.host, String(spec.connections), String(seconds), template];
+  const child = spawn('ip', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  return new Promise<LoadRun>((resolve, reject) =>
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadRun) : reject(new Error(`load exited ${code}: ${out}`)))),
+  );
+}
