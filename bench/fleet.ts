@@ -1,33 +1,40 @@
-// Availability and fleet summaries on a big history: 10,000 rigs with a week of reports (one every
-// 45 min, with holes; ~2.2M rows), seeded inside SQLite in one transaction (a recursive CTE, no
-// per-row round trips), then `rigd fleet --json`, `rigd rigs show ID --json` and `rigd rigs --json`
-// timed as child processes (after npm run build) and the availability queries timed in process.
-// Run by hand: npm run bench:fleet
+// Availability and fleet summaries on a big history, as shipped: 10,000 rigs with a week of
+// reports (one every 45 min, with holes; ~2.2M rows), seeded inside SQLite in one transaction (a
+// recursive CTE, no per-row round trips) after `rigd migrate` and before `bin/rigd serve` starts as
+// its own process with the default config (only data_dir set; request logging as shipped, into a
+// file). Timed: GET /api/v1/rigs/ID (one rig with its offline periods and shares, as
+// `rigd rigs show --json` prints it) and GET /api/v1/rigs (every rig with online_since /
+// offline_since) by curl from a rig network namespace (10.144.189.2: the operator API follows the
+// VPN rule) with an operator's token, GET /rigs/ID (the rig's page) from loopback, then
+// `rigd rigs show ID --json`, `rigd fleet --json` (the fleet summary) and `rigd rigs --json` as
+// whole processes beside the running serve, and rigd serve's RSS.
+// Run by hand: npm run bench:fleet (builds dist/; needs root, iproute2, curl).
+// Env: BENCH_RIGS (default 10000), BENCH_HTTP_RUNS (default 7), BENCH_KEEP=1.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/load.ts';
-import { openDatabase } from '../src/db/index.ts';
 import { DB_FILE } from '../src/db/file.ts';
-import { openLiteReader } from '../src/db/reader.ts';
-import { fleetStretches, rigAvailability } from '../src/services/rigs/availability.ts';
-import { fleetSummary } from '../src/services/rigs/fleet.ts';
+import { createHosts, type Hosts } from '../test/helpers/netns.ts';
+import { rssKb } from './proc.ts';
+import { servePid } from './serve/cpu.ts';
+import { describeRun, loads } from './serve/describe.ts';
+import { RIGD, rigdCli, startRigd } from './serve/rigd.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RIGS = Number(process.env.BENCH_RIGS ?? 10_000);
+const HTTP_RUNS = Number(process.env.BENCH_HTTP_RUNS ?? 7);
+const GW = '10.144.189.1';
 const STEP_S = 45 * 60;
 const REPORTS = Math.floor((7 * 86400) / STEP_S);
 /** A rig with a hole in its history that stopped reporting 6 h ago. */
 const SHOWN = `rig${Math.floor((RIGS * 0.425) / 50) * 50}`;
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'rigd-bench-fleet-'));
-const config = loadConfig({ env: {}, overrides: { data_dir: dataDir } }).config;
+const work = mkdtempSync(path.join(tmpdir(), 'rigd-bench-fleet-'));
+const dataDir = path.join(work, 'data');
+mkdirSync(dataDir);
 
 async function seed(): Promise<number> {
-  const db = await openDatabase(dataDir);
-  await db.close();
+  await rigdCli(dataDir, ['migrate']);
   const { default: sqlite3 } = await import('sqlite3');
   const conn = new sqlite3.Database(path.join(dataDir, DB_FILE));
   const exec = (sql: string) => new Promise<void>((resolve, reject) => conn.exec(sql, (err) => (err ? reject(err) : resolve())));
@@ -60,7 +67,7 @@ async function seed(): Promise<number> {
 function rigd(args: string[]): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) =>
-    execFile(path.join(ROOT, 'bin/rigd'), args, { env: { ...process.env, RIGD_DATA_DIR: dataDir }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout) => {
+    execFile(RIGD, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, RIGD_DATA_DIR: dataDir }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout) => {
       if (err) return reject(err);
       JSON.parse(stdout);
       resolve(performance.now() - t0);
@@ -68,28 +75,47 @@ function rigd(args: string[]): Promise<number> {
   );
 }
 
-async function timed<T>(fn: () => Promise<T>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (v: number) => `${Math.round(v)} ms`;
+
+/** `runs` GETs of url by one curl (one connection, kept alive), in the namespace or on loopback: "p50 X ms (first Y ms)". */
+async function curlTimes(net: Hosts | null, url: string, runs: number, headers: string[] = []): Promise<string> {
+  const argv = ['curl', '-sS', ...headers.flatMap((h) => ['-H', h]), '-w', '%{http_code} %{time_total}\\n', ...Array.from({ length: runs }, () => [url, '-o', '/dev/null']).flat()];
+  const { stdout } = net ? await net.exec('rigs', argv, { timeoutMs: 600_000 }) : await new Promise<{ stdout: string }>((resolve, reject) => execFile(argv[0]!, argv.slice(1), (err, out) => (err ? reject(err) : resolve({ stdout: out }))));
+  const lines = stdout.trim().split('\n').map((l) => l.split(' '));
+  const bad = lines.find(([code]) => code !== '200');
+  if (bad || lines.length !== runs) throw new Error(`${url}: ${stdout}`);
+  const xs = lines.map(([, s]) => Number(s) * 1000);
+  return `p50 ${ms(median(xs.slice(Math.min(1, runs - 1))))} (first ${ms(xs[0]!)}, ${runs} runs)`;
 }
 
-const ms = (v: number) => `${Math.round(v)} ms`;
+const net = await createHosts([{ name: 'rigs', addr: '10.144.189.2', gw: GW }]);
+let stop = async () => {};
 try {
   const t0 = performance.now();
   const rows = await seed();
-  console.log(`seeded ${RIGS} rigs, ${rows} reports (one per ${STEP_S / 60} min over 7 days, with holes) in ${ms(performance.now() - t0)}`);
-  const reader = await openLiteReader(dataDir);
-  if (!reader) throw new Error('database not migrated');
-  const now = new Date();
-  console.log(`availability of one rig (offline periods, 24 h and 7 d shares): ${ms(await timed(() => rigAvailability(reader, config, SHOWN, now)))}`);
-  console.log(`online_since / offline_since for every rig (one query): ${ms(await timed(() => fleetStretches(reader, config, now)))}`);
-  console.log(`fleet summary in process: ${ms(await timed(() => fleetSummary(reader, config, now)))}`);
-  await reader.close();
+  await rigdCli(dataDir, ['user', 'add', 'bench', '--email', 'bench@example.com', '--password-stdin'], 'bench-password-1\n');
+  console.log(`seeded ${RIGS} rigs, ${rows} reports (one per ${STEP_S / 60} min over 7 days, with holes) in ${ms(performance.now() - t0)} (before rigd serve starts; not measured)`);
+  const served = await startRigd({ dataDir, logFile: path.join(work, 'rigd.log') });
+  stop = async () => void (await served.stop());
+  const pid = servePid(dataDir);
+  process.stdout.write(describeRun(served));
+  const local = `http://127.0.0.1:${served.port}`;
+  const session = await fetch(`${local}/api/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'bench', password: 'bench-password-1' }) });
+  if (session.status !== 200) throw new Error(`login: ${session.status} ${await session.text()}`);
+  const { token } = (await session.json()) as { token: string };
+  const api = [`host: ${GW}`, `authorization: ${token}`];
+  const base = `http://${GW}:${served.port}`;
+  console.log(`GET /api/v1/rigs/${SHOWN} (offline periods, 24 h and 7 d shares) from the namespace: ${await curlTimes(net, `${base}/api/v1/rigs/${SHOWN}`, HTTP_RUNS, api)}`);
+  console.log(`GET /api/v1/rigs (online_since / offline_since of every rig) from the namespace: ${await curlTimes(net, `${base}/api/v1/rigs`, Math.min(HTTP_RUNS, 5), api)}`);
+  console.log(`GET /rigs/${SHOWN} (the rig's page) from loopback: ${await curlTimes(null, `${local}/rigs/${SHOWN}`, HTTP_RUNS)}`);
   console.log(`rigd rigs show ${SHOWN} --json: ${ms(await rigd(['rigs', 'show', SHOWN, '--json']))}`);
   console.log(`rigd fleet --json: ${ms(await rigd(['fleet', '--json']))}`);
   console.log(`rigd rigs --json: ${ms(await rigd(['rigs', '--json']))}`);
+  console.log(`rigd serve RSS (pid ${pid}) at the end: ${Math.round(rssKb(pid) / 1024)} MB; load average ${loads()}`);
 } finally {
-  if (process.env.BENCH_KEEP) console.log(`kept ${dataDir}`);
-  else rmSync(dataDir, { recursive: true, force: true });
+  await stop();
+  await net.destroy();
+  if (process.env.BENCH_KEEP) console.log(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }
