@@ -100,7 +100,9 @@ async function main(): Promise<void> {
   const storage = new EmbeddedStorage(config);
   try {
     console.log(`# capture import end to end, ${cluster ? `PostgreSQL ${cluster.version}` : 'SQLite'} store; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-    console.log(`# rigd serve: RIGD_DATA_DIR=... ${cluster ? 'RIGD_DATABASE_URL=... RIGD_CLUSTER_SINGLE_NODE=true ' : ''}node ${serveArgs.map((a) => path.relative(ROOT, a) || a).join(' ')} (pid ${serve.pid})`);
+    const keys = Object.entries(env).filter(([k]) => k.startsWith('RIGD_')).map(([k, v]) => `${k}=${v}`).join(' ');
+    console.log(`# command: node ${[...process.execArgv, ...process.argv.slice(1)].map((a) => (a.startsWith('/') ? path.relative(process.cwd(), a) : a)).join(' ')}`);
+    console.log(`# rigd serve: ${keys} node ${serveArgs.map((a) => path.relative(ROOT, a) || a).join(' ')} (pid ${serve.pid}; every other key at its default)`);
     console.log('# rigd: bin/rigd ingest KEY --wait --json (fresh key), then bin/rigd ingest KEY --wait --force --json; sqlite3: sqlite3 new.sqlite "ATTACH ... CREATE TABLE t AS SELECT * FROM c.t ..."');
     console.log('size_MB  rows       run     sqlite3_s  rigd_s  ratio  rigd_rss_base_MB  rigd_rss_growth_MB');
     for (const mb of SIZES) {
