@@ -109,10 +109,10 @@ try {
   console.log(`GET /api/v1/rigs/${SHOWN} (offline periods, 24 h and 7 d shares) from the namespace: ${await curlTimes(net, `${base}/api/v1/rigs/${SHOWN}`, HTTP_RUNS, api)}`);
   console.log(`GET /api/v1/rigs (online_since / offline_since of every rig) from the namespace: ${await curlTimes(net, `${base}/api/v1/rigs`, Math.min(HTTP_RUNS, 5), api)}`);
   console.log(`GET /rigs/${SHOWN} (the rig's page) from loopback: ${await curlTimes(null, `${local}/rigs/${SHOWN}`, HTTP_RUNS)}`);
-  console.log(`rigd rigs show ${SHOWN} --json: ${ms(await rigd(['rigs', 'show', SHOWN, '--json']))}`);
-  console.log(`rigd fleet --json: ${ms(await rigd(['fleet', '--json']))}`);
-  console.log(`rigd rigs --json: ${ms(await rigd(['rigs', '--json']))}`);
-  console.log(`rigd serve RSS (pid ${pid}) at the end: ${Math.round(rssKb(pid) / 1024)} MB; load average ${loads()}`);
+  console.log(`whole process, rigd rigs show ${SHOWN} --json (beside serve): ${ms(await rigd(['rigs', 'show', SHOWN, '--json']))}`);
+  console.log(`whole process, rigd fleet --json (beside serve): ${ms(await rigd(['fleet', '--json']))}`);
+  console.log(`whole process, rigd rigs --json (beside serve): ${ms(await rigd(['rigs', '--json']))}`);
+  console.log(`RSS of rigd serve (pid ${pid}) at the end: ${Math.round(rssKb(pid) / 1024)} MB; load average ${loads()}`);
 } finally {
   await stop();
   await net.destroy();

@@ -91,7 +91,7 @@ try {
   const ours = await getLoadRun(spec, base, issue, DURATION);
   const rows = (await countUploads(dataDir)) - before;
   console.log(`  bare hapi (own process): ${bareRun.rps.toFixed(0)} req/s, p50 ${bareRun.p50} ms, p99 ${bareRun.p99} ms, errors ${failures(bareRun)}`);
-  console.log(`  rigd serve             : ${ours.rps.toFixed(0)} req/s, p50 ${ours.p50} ms, p99 ${ours.p99} ms, non-2xx ${ours.non2xx}, errors ${ours.errors + ours.timeouts}`);
+  console.log(`  rigd's route (serve)   : ${ours.rps.toFixed(0)} req/s, p50 ${ours.p50} ms, p99 ${ours.p99} ms, non-2xx ${ours.non2xx}, errors ${ours.errors + ours.timeouts}`);
   console.log(`  ratio ${(ours.rps / bareRun.rps).toFixed(3)} (target >= 0.3); reservations stored ${rows} (>= 2xx ${ours.ok}: ${rows >= ours.ok})`);
 
   const file = path.join(work, 'big.bin');
@@ -133,9 +133,9 @@ try {
   const perRound = sinkSeconds.map((s, i) => (s / ourSeconds[i]!).toFixed(2)).join(' ');
   console.log(`PUT of ${PUT_MB} MB with curl from ${RIG_ADDR}, median of ${PUT_ROUNDS} rounds after a warm-up:`);
   console.log(`  node:http sink (own process): ${mbps(median(sinkSeconds)).toFixed(0)} MB/s (rounds: ${sinkSeconds.map((s) => mbps(s).toFixed(0)).join(' ')})`);
-  console.log(`  rigd serve, embedded store  : ${mbps(median(ourSeconds)).toFixed(0)} MB/s (rounds: ${ourSeconds.map((s) => mbps(s).toFixed(0)).join(' ')}), hashed, written, fsynced and renamed`);
+  console.log(`  rigd's embedded store      : ${mbps(median(ourSeconds)).toFixed(0)} MB/s (rounds: ${ourSeconds.map((s) => mbps(s).toFixed(0)).join(' ')}), hashed, written, fsynced and renamed`);
   console.log(`  ratio ${(median(sinkSeconds) / median(ourSeconds)).toFixed(3)} (target >= 0.5; per round ${perRound})`);
-  console.log(`  rigd serve RSS (pid ${pid}): ${(rssBefore / 1024).toFixed(0)} MB before the PUTs, peak ${(peak / 1024).toFixed(0)} MB, growth ${((peak - rssBefore) / 1024).toFixed(1)} MB`);
+  console.log(`  RSS of rigd serve (pid ${pid}): ${(rssBefore / 1024).toFixed(0)} MB before the PUTs, peak ${(peak / 1024).toFixed(0)} MB, growth ${((peak - rssBefore) / 1024).toFixed(1)} MB`);
   console.log(`load average at the end: ${loads()}`);
   process.exitCode = failures(ours) === 0 && rows >= ours.ok ? 0 : 1;
 } finally {
