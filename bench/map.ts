@@ -23,7 +23,7 @@ const STATUSES_AGO_S = [0, 0, 0, 1200, 7200];
 /** What the page exposes (the bench compiles without the DOM library). */
 type MapWindow = {
   rigdMap: {
-    state: { done: boolean; firstRenderMs: number | null; added: number; total: number; loads: number };
+    state: { done: boolean; firstRenderMs: number | null; added: number; total: number; loads: number; error: string | null };
     cluster: { getLayers(): unknown[] };
     map: { setZoom(z: number, o: object): void; getZoom(): number; once(e: string, f: () => void): void };
     reload(): Promise<void>;
@@ -87,7 +87,11 @@ async function main(): Promise<void> {
       new g.PerformanceObserver((list) => list.getEntries().forEach((e) => g.__longTasks.push(e.duration))).observe({ type: 'longtask', buffered: true });
     });
     await page.goto(`${url}/map`);
-    await page.waitForFunction(() => (globalThis as unknown as MapWindow).rigdMap?.state.done === true, undefined, { timeout: 120_000 });
+    await page.waitForFunction(() => (globalThis as unknown as MapWindow).rigdMap?.state.done === true, undefined, { timeout: 120_000 }).catch(async (err: Error) => {
+      // Say where the page stood (its fetch error, markers added so far) beside the timeout.
+      const state = await page.evaluate(() => JSON.stringify((globalThis as unknown as MapWindow).rigdMap?.state ?? null)).catch(() => 'unknown');
+      throw new Error(`${err.message}; the page's state: ${state}; page errors: ${browser.pageErrors.join('; ') || 'none'}`);
+    });
     const first = await page.evaluate(() => {
       const m = (globalThis as unknown as MapWindow).rigdMap;
       return { ms: m.state.firstRenderMs, added: m.state.added, total: m.state.total, inLayer: m.cluster.getLayers().length };
