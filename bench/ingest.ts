@@ -57,6 +57,9 @@ async function main(): Promise<void> {
     port,
     logFile: path.join(work, 'rigd.log'),
     env: { RIGD_STORAGE_PUBLIC_URL: publicUrl, RIGD_STORAGE_MAX_UPLOAD_SIZE: String(600 * 1024 * 1024), RIGD_INGEST_WEBHOOK_TOKEN: TOKEN },
+  }).catch(async (err: unknown) => {
+    await net.destroy();
+    throw err;
   });
   const pid = servePid(dataDir);
   process.stdout.write(describeRun(rigd));

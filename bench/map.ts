@@ -70,7 +70,10 @@ async function main(): Promise<void> {
   const rigd = await startRigd({ dataDir, logFile: path.join(work, 'rigd.log') });
   const pid = servePid(dataDir);
   process.stdout.write(describeRun(rigd));
-  const browser = await openBrowser({ viewport: { width: 1280, height: 800 }, timeoutMs: 120_000 });
+  const browser = await openBrowser({ viewport: { width: 1280, height: 800 }, timeoutMs: 120_000 }).catch(async (err: unknown) => {
+    await rigd.stop();
+    throw err;
+  });
   try {
     const rssIdle = rssKb(pid);
     const url = `http://127.0.0.1:${rigd.port}`;
