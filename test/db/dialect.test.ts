@@ -164,3 +164,41 @@ test('storeRigReports: each rig takes its latest report of the batch; every repo
     await db.close();
   }
 });
+
+test('storeRigReports: a stored last report past the batch by more than the slack is left; within it, kept; one statement text for every batch', async (t) => {
+  const db = await openDatabase(...withDb(tmpDir()));
+  // Every statement's text as the driver runs it (Sequelize's afterQuery hook).
+  const texts = new Set<string>();
+  db.sequelize.addHook('afterQuery', (_options, query) => {
+    const { sql } = query as unknown as { sql?: string };
+    if (sql && /^INSERT INTO ["`]rigs["`]/.test(sql)) texts.add(sql);
+  });
+  try {
+    const report = (rig: string, at: Date | null, serial: string): ReportRow => ({
+      rig_id: rig,
+      received_at: at,
+      serial,
+      lan_ip: null,
+      peer_address: '10.144.50.2',
+      version: '2.0',
+      branch: 'main',
+      latitude: null,
+      longitude: null,
+    });
+    const now = Date.now();
+    // rig1 last reported a day ahead (a clock that was ahead), rig2 30 s ahead (within FUTURE_SLACK_MS).
+    await db.writes.run((tx) => storeRigReports(db, [report('rig1', new Date(now + 86_400_000), 'ahead'), report('rig2', new Date(now + 30_000), 'close')], tx));
+    await db.writes.run((tx) => storeRigReports(db, [report('rig1', null, 'now1'), report('rig2', null, 'now2')], tx));
+    const rigs = await db.reader.all<{ id: string; serial: string; last_seen_at: string | Date }>('SELECT id, serial, last_seen_at FROM rigs ORDER BY id');
+    t.deepEqual(rigs.map((r) => r.serial), ['now1', 'close'], 'rig1 moved to the present; rig2 kept its later report');
+    const seen = rigs[0].last_seen_at;
+    const seenMs = seen instanceof Date ? seen.getTime() : new Date(seen.replace(' +00:00', 'Z').replace(' ', 'T')).getTime();
+    t.ok(Math.abs(seenMs - now) < 60_000, `rig1 is at now (${new Date(seenMs).toISOString()})`);
+    // Same number of rows (PostgreSQL's text has one VALUES tuple per row), another time.
+    await db.writes.run((tx) => storeRigReports(db, [report('rig3', new Date(now - 3_600_000), 'old'), report('rig4', new Date(now - 7_200_000), 'older')], tx));
+    t.equal(texts.size, 1, `the rig upsert's text is the same for batches at different times (${texts.size} texts over 3 batches)`);
+    t.equal((await db.reader.all('SELECT id FROM rig_reports')).length, 6, 'every report is history');
+  } finally {
+    await db.close();
+  }
+});

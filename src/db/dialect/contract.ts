@@ -34,8 +34,14 @@ export type RawValue = string | number | null | Date;
 export interface OnConflict {
   conflict: readonly string[];
   update: readonly string[];
-  /** Only rows for which this holds are updated (SQL over the table and `excluded`). */
-  where?: string;
+  /**
+   * Only rows for which this holds are updated: SQL over the table and `excluded`, with `param(i)`
+   * standing for whereValues[i]. Its text must not change with the values (the statement text is
+   * made once per shape and kept).
+   */
+  where?: (param: (i: number) => string) => string;
+  /** Bound after the rows; a Date as the dialect stores DATE columns. */
+  whereValues?: readonly RawValue[];
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Config } from '../../config/schema.ts';
 import type { Batcher, Database, Transaction } from '../../db/index.ts';
 import { readBindings, readRegistrations, storeRigReports, writeBindings, type ReportRow } from '../../db/rigs.ts';
-import { judgeBatch, registrationWindowStart, type Verdict } from './binding.ts';
+import { judgeBatch, registrationWindowStart, type GateItem, type Verdict } from './binding.ts';
 import type { RigReportInput } from './report-input.ts';
 
 export interface QueuedReport extends RigReportInput {
@@ -69,22 +69,33 @@ export class ReportBatches {
   }
 
   async #judge(items: QueuedReport[], t?: Transaction): Promise<Judged> {
-    const ids = [...new Set(items.map((i) => i.rigId))];
-    const rigs = await readBindings(this.#db, ids, t);
-    const newcomers = [...new Set(items.filter((i) => !rigs.has(i.rigId)).map((i) => i.peer))];
-    // The registration window is judged by this node's clock unless a clock was injected.
-    const times = items.map((i) => i.receivedAt ?? new Date());
-    const earliest = times.reduce((a, d) => (d < a ? d : a), times[0]!);
-    const registrations = await readRegistrations(this.#db, newcomers, registrationWindowStart(earliest), t);
-    const verdicts = judgeBatch(this.#config.rigs, items.map((item, k) => ({ ...item, receivedAt: times[k]! })), rigs, registrations);
+    const ids = new Set<string>();
+    for (const item of items) ids.add(item.rigId);
+    const rigs = await readBindings(this.#db, [...ids], t);
+    const newcomers = new Set<string>();
+    for (const item of items) if (!rigs.has(item.rigId)) newcomers.add(item.peer);
+    // The registration window is judged by this node's clock (one now for the batch) unless a clock
+    // was injected. Each report is judged at its time: only the fields the gate reads, per report.
+    const now = new Date();
+    const gate: GateItem[] = new Array(items.length);
+    let earliest: Date | null = null;
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!;
+      const at = item.receivedAt ?? now;
+      if (earliest === null || at < earliest) earliest = at;
+      gate[k] = { rigId: item.rigId, peer: item.peer, receivedAt: at };
+    }
+    const registrations = await readRegistrations(this.#db, [...newcomers], registrationWindowStart(earliest ?? now), t);
+    const verdicts = judgeBatch(this.#config.rigs, gate, rigs, registrations);
     const judged: Judged = { verdicts, rows: [], bindings: [], registered: [] };
-    verdicts.forEach((v, i) => {
-      const item = items[i]!;
-      if (v.kind !== 'store') return;
+    for (let k = 0; k < items.length; k++) {
+      const v = verdicts[k]!;
+      if (v.kind !== 'store') continue;
+      const item = items[k]!;
       judged.rows.push(reportRow(item));
       if (v.bind) judged.bindings.push({ id: item.rigId, address: item.peer });
       if (v.register) judged.registered.push(item);
-    });
+    }
     return judged;
   }
 

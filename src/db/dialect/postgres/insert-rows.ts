@@ -26,5 +26,7 @@ export async function insertRows(model: ModelStatic<Model>, columns: readonly st
   const { sequelize, table } = tableOf(model);
   const qi = sequelize.getQueryInterface();
   const sql = insertRowsSql((c) => qi.quoteIdentifier(c), table, columns, rows.length, onConflict);
-  await sequelize.query(sql, { bind: rows.flat(), transaction: t, type: QueryTypes.RAW });
+  const bind = rows.flat();
+  if (onConflict?.whereValues) bind.push(...onConflict.whereValues);
+  await sequelize.query(sql, { bind, transaction: t, type: QueryTypes.RAW });
 }

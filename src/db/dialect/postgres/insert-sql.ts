@@ -5,7 +5,7 @@ const texts = new Map<string, string>();
 /**
  * The text of one multi-row INSERT of `rows` rows of `columns` into `table` (quoted with `quote`),
  * optionally ... ON CONFLICT DO UPDATE of the update columns, with numbered parameters $n (n from 1,
- * row by row); made once per distinct shape and kept.
+ * row by row, then onConflict's whereValues); made once per distinct shape and kept.
  */
 export function insertRowsSql(
   quote: (name: string) => string,
@@ -14,7 +14,9 @@ export function insertRowsSql(
   rows: number,
   onConflict?: OnConflict,
 ): string {
-  const key = `${table}|${columns.join(',')}|${rows}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}|${onConflict.where ?? ''}` : ''}`;
+  // onConflict's where values are bound after the rows' values.
+  const where = onConflict?.where?.((i) => `$${rows * columns.length + i + 1}`) ?? '';
+  const key = `${table}|${columns.join(',')}|${rows}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}|${where}` : ''}`;
   let sql = texts.get(key);
   if (!sql) {
     const width = columns.length;
@@ -22,7 +24,7 @@ export function insertRowsSql(
     sql = `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) VALUES ${values}`;
     if (onConflict) {
       sql += ` ON CONFLICT (${onConflict.conflict.map(quote).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${quote(c)}=excluded.${quote(c)}`).join(',')}`;
-      if (onConflict.where) sql += ` WHERE ${onConflict.where}`;
+      if (where) sql += ` WHERE ${where}`;
     }
     texts.set(key, sql);
   }

@@ -1,7 +1,7 @@
 import { QueryTypes, type Model, type ModelStatic, type Transaction } from 'sequelize';
 import { tableOf } from '../bulk-insert.ts';
 import type { OnConflict, RawValue, Row } from '../contract.ts';
-import { rowsJson, rowsSql } from './json-rows.ts';
+import { dateText, rowsJson, rowsSql } from './json-rows.ts';
 
 /**
  * One multi-row INSERT in t, resolving to the new ids in the order of rows. Sequelize answers an
@@ -27,5 +27,7 @@ export async function insertRows(model: ModelStatic<Model>, columns: readonly st
   const qi = sequelize.getQueryInterface();
   const { json, fractions } = rowsJson(rows, columns.length);
   const sql = rowsSql((c) => qi.quoteIdentifier(c), table, columns, fractions, onConflict);
-  await sequelize.query(sql, { bind: [json], transaction: t, type: QueryTypes.INSERT });
+  const bind: (string | number | null)[] = [json];
+  for (const v of onConflict?.whereValues ?? []) bind.push(v instanceof Date ? dateText(v) : v);
+  await sequelize.query(sql, { bind, transaction: t, type: QueryTypes.INSERT });
 }

@@ -92,7 +92,9 @@ const texts = new Map<string, string>();
  * with `quote`; made once per shape and kept.
  */
 export function rowsSql(quote: (name: string) => string, table: string, columns: readonly string[], fractions: string, onConflict?: OnConflict): string {
-  const key = `${table}|${columns.join(',')}|${fractions}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}|${onConflict.where ?? ''}` : ''}`;
+  // $1 is the rows' JSON; onConflict's where values follow it.
+  const where = onConflict?.where?.((i) => `$${i + 2}`) ?? '';
+  const key = `${table}|${columns.join(',')}|${fractions}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}|${where}` : ''}`;
   let sql = texts.get(key);
   if (!sql) {
     const select = columns.map((_c, i) =>
@@ -104,7 +106,7 @@ export function rowsSql(quote: (name: string) => string, table: string, columns:
     sql = `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) SELECT ${select.join(',')} FROM json_each($1) WHERE true`;
     if (onConflict) {
       sql += ` ON CONFLICT (${onConflict.conflict.map(quote).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${quote(c)}=excluded.${quote(c)}`).join(',')}`;
-      if (onConflict.where) sql += ` WHERE ${onConflict.where}`;
+      if (where) sql += ` WHERE ${where}`;
     }
     texts.set(key, sql);
   }
