@@ -46,6 +46,11 @@ export interface OnConflict {
  */
 export interface Dialect {
   readonly name: string;
+  /**
+   * Several processes write at once and rows are locked by the statements that will change them
+   * (SELECT ... FOR UPDATE, SKIP LOCKED); false: one writer at a time holds the whole database.
+   */
+  readonly rowLocks: boolean;
   /** A Sequelize instance on data_dir's database with every connection set up the way the write path needs it (per-connection settings). */
   connect(dataDir: string, opts?: ConnectOptions): Sequelize;
   /** Closes every connection connect() opened. */
