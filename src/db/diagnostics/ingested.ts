@@ -4,7 +4,7 @@
  */
 import type { Database } from '../index.ts';
 import { readDatabaseFile } from './file-database.ts';
-import type { DatabaseSite } from './site.ts';
+import type { DatabaseSite } from '../site.ts';
 
 /** An ingested capture and the rows per table its import recorded. */
 export interface IngestedCapture {

@@ -4,7 +4,7 @@
  */
 import { serveLockHeld } from '../serve-lock.ts';
 import { readDatabaseFile } from './file-database.ts';
-import type { DatabaseSite } from './site.ts';
+import type { DatabaseSite } from '../site.ts';
 
 export interface SeenNode {
   instanceId: string;

@@ -25,6 +25,11 @@ export function dialectNameOf(url: string = defaultDatabaseUrl()): DialectName {
   return isPostgresUrl(url) ? 'postgres' : 'sqlite';
 }
 
+/** Where the database of the engine url selects lives: a file in data_dir, or a server at url. */
+export function databaseHomeOf(url: string = defaultDatabaseUrl()): 'file' | 'server' {
+  return dialectNameOf(url) === 'postgres' ? 'server' : 'file';
+}
+
 const engines: Record<DialectName, { dialect: () => Promise<Dialect>; liteReader: () => Promise<OpenLiteReader> }> = {
   sqlite: {
     dialect: async () => (await import('./sqlite/index.ts')).sqliteDialect,

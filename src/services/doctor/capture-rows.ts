@@ -8,7 +8,7 @@
 import type { Config } from '../../config/schema.ts';
 import { captureRowCounts, rowsOf } from '../../db/capture-store/row-counts.ts';
 import { ingestedCaptures, ingestedCapturesReadOnly, type IngestedCapture } from '../../db/diagnostics/ingested.ts';
-import { databaseSite } from '../../db/diagnostics/site.ts';
+import { databaseSite } from '../../db/site.ts';
 import type { Database } from '../../db/index.ts';
 import { errorText, fail, ok, type Finding } from './finding.ts';
 

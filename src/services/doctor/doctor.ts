@@ -3,7 +3,7 @@
  * with the fix to apply. It changes nothing in data_dir (test/cli/doctor-readonly.test.ts): it asks
  * with access(2), reads the database read-only, and sets up no store, bucket or credentials.
  */
-import { databaseSite } from '../../db/diagnostics/site.ts';
+import { databaseSite } from '../../db/site.ts';
 import { loadConfig, type LoadOptions } from '../../config/load.ts';
 import { EnvFileError } from '../../errors.ts';
 import type { Config } from '../../config/schema.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { recentNodes, soleServeRunning, type SeenNode } from '../../db/diagnostics/nodes.ts';
-import { databaseSite } from '../../db/diagnostics/site.ts';
+import { databaseSite } from '../../db/site.ts';
 import { LIVE_HEARTBEATS } from '../cluster/live.ts';
 import { errorText, ok, warn, type Finding } from './finding.ts';
 import { timeAgo } from '../time-ago.ts';
