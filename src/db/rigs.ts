@@ -9,6 +9,7 @@ import { dbNow } from './clock.ts';
 import type { RawValue } from './dialect/contract.ts';
 import type { Database } from './index.ts';
 import type { RigReport } from './models/index.ts';
+import { forEngine } from './dialect/engine.ts';
 
 /** A rig's binding as a report is judged against it. */
 export interface BindingRow {
@@ -38,7 +39,7 @@ async function select<T extends object>(db: Database, sql: string, params: unkno
 export async function readBindings(db: Database, ids: string[], t?: Transaction): Promise<Map<string, BindingRow>> {
   const out = new Map<string, BindingRow>();
   if (ids.length === 0) return out;
-  const lock = t && db.dialect.name === 'postgres' ? ' ORDER BY id FOR UPDATE' : '';
+  const lock = t ? forEngine(db.dialect.name, { postgres: ' ORDER BY id FOR UPDATE', sqlite: '' }) : '';
   const rows = await select<{ id: string; bound_address: string | null; last_seen_at: string | Date }>(
     db,
     `SELECT id, bound_address, last_seen_at FROM rigs WHERE id IN (${placeholders(ids.length)})${lock}`,
@@ -106,7 +107,7 @@ type TimedRow = ReportRow & { received_at: Date };
 /** Settles "now" (null) times: the database's clock (PostgreSQL: t's now()), or this host's on SQLite. */
 async function timed(db: Database, reports: ReportRow[], t?: Transaction): Promise<TimedRow[]> {
   if (reports.every((r) => r.received_at !== null)) return reports as TimedRow[];
-  const now = db.dialect.name === 'postgres' && t ? await dbNow(db.sequelize, t) : new Date();
+  const now = t ? await dbNow(db.sequelize, t) : new Date();
   return reports.map((r) => ({ ...r, received_at: r.received_at ?? now }));
 }
 
@@ -122,7 +123,7 @@ export const FUTURE_SLACK_MS = 60_000;
 /** A time as SQL text: the stored DATE format on SQLite (text comparison is time order), timestamptz on PostgreSQL. */
 function timeLiteral(db: Database, d: Date): string {
   const iso = d.toISOString();
-  return db.dialect.name === 'postgres' ? `'${iso}'::timestamptz` : `'${iso.replace('T', ' ').replace('Z', '')} +00:00'`;
+  return forEngine(db.dialect.name, { postgres: `'${iso}'::timestamptz`, sqlite: `'${iso.replace('T', ' ').replace('Z', '')} +00:00'` });
 }
 
 /**

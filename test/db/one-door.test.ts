@@ -53,7 +53,7 @@ const OUTSIDE: [string, RegExp, string[]][] = [
   ],
   [
     'an engine check',
-    /\bdialect\s*[!=]==?|\.dialect\b|\bgetDialect\b|\bisPostgres|\bisSqlite|\bdialectNameOf\b|\bQueryTypes\b|\bOp\.|[!=]==?\s*['"](postgres|postgresql|sqlite)['"]|['"](postgres|postgresql|sqlite)['"]\s*[!=]==?|case\s+['"](postgres|sqlite)['"]|startsWith\(\s*['"]postgres/g,
+    /\bdialect\s*[!=]==?|\.dialect\b|\bgetDialect\b|\bisPostgres|\bisSqlite|\bdialectNameOf\b|\bQueryTypes\b|\bOp\.|[!=]==?\s*['"](postgres|postgresql|sqlite)['"]|['"](postgres|postgresql|sqlite)['"]\s*[!=]==?|case\s+['"](postgres|sqlite)['"]|startsWith\(\s*['"]postgres|\bforEngine\b|\bengineOf\b/g,
     [
       "if (db.dialect.name === 'postgres') {",
       'if (isPostgresUrl(config.database.url)) {',
@@ -61,6 +61,7 @@ const OUTSIDE: [string, RegExp, string[]][] = [
       "if (sequelize.getDialect() !== 'sqlite') return;",
       "if (url.startsWith('postgres')) {",
       'where: { id: { [Op.lt]: 5 } }',
+      "const lock = forEngine(engine, { postgres: ' FOR UPDATE', sqlite: '' });",
     ],
   ],
 ];

@@ -1,5 +1,6 @@
 import type { Model, ModelStatic, Sequelize, Transaction } from 'sequelize';
 import type { DomainError } from '../../errors.ts';
+import type { DialectName } from './engine.ts';
 import type { LiteReader } from '../reader.ts';
 import type { WritePath } from '../write-path.ts';
 
@@ -45,7 +46,7 @@ export interface OnConflict {
  * is chosen in ./index.ts.
  */
 export interface Dialect {
-  readonly name: string;
+  readonly name: DialectName;
   /**
    * Several processes write at once and rows are locked by the statements that will change them
    * (SELECT ... FOR UPDATE, SKIP LOCKED); false: one writer at a time holds the whole database.

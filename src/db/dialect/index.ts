@@ -5,9 +5,9 @@
  */
 import { isPostgresUrl } from '../database-url.ts';
 import type { Dialect, OpenLiteReader } from './contract.ts';
+import type { DialectName } from './engine.ts';
 
-/** The engines rigd runs on. */
-export type DialectName = 'sqlite' | 'postgres';
+export { engineOf, forEngine, type DialectName } from './engine.ts';
 
 /** The default engine (database.url empty). */
 export const DIALECT: DialectName = 'sqlite';
