@@ -8,6 +8,7 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import type { Database } from './index.ts';
 import type { Reader } from './reader.ts';
+import { forEngine } from './dialect/engine.ts';
 
 /** An entry as stored, without its hash. */
 export interface AuditFields {
@@ -69,7 +70,7 @@ async function lockHead(db: Database, transaction: Transaction): Promise<AuditHe
     replacements: [ZERO_HASH, ZERO_HASH],
     transaction,
   });
-  const lock = db.dialect.name === 'postgres' ? ' FOR UPDATE' : '';
+  const lock = forEngine(db.dialect.name, { postgres: ' FOR UPDATE', sqlite: '' });
   const [head] = (await db.sequelize.query(`SELECT head_seq, head_hash, pruned_seq, pruned_hash FROM audit_head WHERE id = 1${lock}`, {
     type: QueryTypes.SELECT,
     transaction,

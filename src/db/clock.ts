@@ -1,5 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { QueryTypes } from 'sequelize';
+import { engineOf, forEngine } from './dialect/engine.ts';
 
 /**
  * Times the job queue stores (due, lease, finish times) come from the database's clock: on
@@ -7,17 +8,20 @@ import { QueryTypes } from 'sequelize';
  * share one server), on SQLite the app's, as the database is a file of this host.
  */
 
+/** Whether the engine's times are the server's clock. */
+const SERVER_CLOCK = { postgres: true, sqlite: false };
+
 /** A value for a DATE column: now + offsetMs by the database's clock (a SQL expression on PostgreSQL). */
 export function dbTime(sequelize: Sequelize, offsetMs = 0): Date {
   if (!Number.isFinite(offsetMs)) throw new RangeError(`dbTime: offset ${offsetMs} ms is not a number`);
-  if (sequelize.getDialect() !== 'postgres') return new Date(Date.now() + offsetMs);
+  if (!forEngine(engineOf(sequelize), SERVER_CLOCK)) return new Date(Date.now() + offsetMs);
   // Typed as a Date for the model attributes it is assigned to; Sequelize writes the expression as is.
   return sequelize.literal(`now() + make_interval(secs => ${offsetMs / 1000})`) as unknown as Date;
 }
 
 /** Now by the database's clock, read (PostgreSQL: its now(), the transaction's start when given one). */
 export async function dbNow(sequelize: Sequelize, transaction?: Transaction): Promise<Date> {
-  if (sequelize.getDialect() !== 'postgres') return new Date();
+  if (!forEngine(engineOf(sequelize), SERVER_CLOCK)) return new Date();
   const [row] = await sequelize.query<{ now: Date }>('SELECT now() AS now', { type: QueryTypes.SELECT, transaction });
   return new Date(row!.now);
 }

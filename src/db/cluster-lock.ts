@@ -1,4 +1,5 @@
 import type { Database } from './index.ts';
+import { forEngine } from './dialect/engine.ts';
 
 /**
  * A lock one process of all those sharing the database holds at a time, for work that must run on
@@ -17,7 +18,8 @@ export interface ClusterLock {
 export const DUTIES_LOCK_KEY = 0x72696764_00000001n;
 
 export async function openClusterLock(db: Database, key: bigint = DUTIES_LOCK_KEY): Promise<ClusterLock> {
-  if (db.dialect.name !== 'postgres') return { tryHold: async () => true, release: async () => {} };
+  // One host (SQLite): the data_dir's serve lock already makes this process the only one.
+  if (!forEngine(db.dialect.name, { postgres: true, sqlite: false })) return { tryHold: async () => true, release: async () => {} };
   const [{ sessionClient }, { SessionLock }] = await Promise.all([import('./dialect/postgres/connection.ts'), import('./dialect/postgres/session-lock.ts')]);
   // A session lock needs a session: database.direct_url when url is a transaction-mode pooler.
   return new SessionLock(() => sessionClient(db.sequelize, 'duties'), key);

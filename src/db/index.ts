@@ -4,7 +4,7 @@ import type { Reader } from './reader.ts';
 import { initModels, type Models } from './models/index.ts';
 import { migrate } from './migrate.ts';
 import { databaseOpenError } from './open-error.ts';
-import { defaultDatabaseUrl, loadDialect, type ConnectOptions, type Dialect } from './dialect/index.ts';
+import { defaultDatabaseUrl, forEngine, loadDialect, type ConnectOptions, type Dialect } from './dialect/index.ts';
 import { redactText } from './database-url.ts';
 import { postgresOpenError } from './dialect/postgres/open-error.ts';
 import { DB_FILE } from './file.ts';
@@ -48,14 +48,16 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
     if (opts.migrate !== false) await migrate(sequelize, dataDir);
   } catch (err) {
     if (sequelize) await dialect.close(sequelize).catch(() => undefined);
-    if (dialect.name === 'postgres') throw postgresOpenError(url, err) ?? redactError(err, url);
-    throw databaseOpenError(path.join(dataDir, DB_FILE), err) ?? err;
+    throw forEngine(dialect.name, {
+      postgres: () => postgresOpenError(url, err) ?? redactError(err, url),
+      sqlite: () => databaseOpenError(path.join(dataDir, DB_FILE), err) ?? err,
+    })();
   }
   const models = initModels(sequelize);
   const writes = dialect.writePath(sequelize, dataDir);
   let closed = false;
   const reader: Reader = {
-    engine: dialect.name === 'postgres' ? 'postgres' : 'sqlite',
+    engine: dialect.name,
     all: <T>(sql: string, params: unknown[] = []) =>
       sequelize.query(sql, { replacements: params, type: QueryTypes.SELECT }) as Promise<T[]>,
   };

@@ -17,6 +17,7 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import type { Database } from './index.ts';
 import { WritePath } from './write-path.ts';
+import { forEngine } from './dialect/engine.ts';
 
 /** Advisory lock classes (two-key form, first key): "rigl" and "rigc" as 32-bit numbers. */
 const LOGIN_LOCK_CLASS = 0x7269676c;
@@ -42,7 +43,7 @@ export interface AttemptLimits {
 export type Reserved = { id: number; atMs: number; loginCount: number } | { waitMs: number; clientWaitMs: number; atMs: number };
 
 function pg(db: Database): boolean {
-  return db.dialect.name === 'postgres';
+  return forEngine(db.dialect.name, { postgres: true, sqlite: false });
 }
 
 /** Throttle transactions at once per process on PostgreSQL (connections of the pool they may hold). */

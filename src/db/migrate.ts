@@ -5,6 +5,7 @@ import type { Umzug } from 'umzug';
 import { CannotStart } from '../errors.ts';
 import { migrations } from './migrations/index.ts';
 import type { Migration } from './migrations/types.ts';
+import { engineOf, forEngine } from './dialect/engine.ts';
 
 /** The table umzug records applied migrations in. */
 export const MIGRATIONS_TABLE = 'schema_migrations';
@@ -13,7 +14,7 @@ export const MIGRATIONS_TABLE = 'schema_migrations';
 async function umzugFor(sequelize: Sequelize, list: Migration[] = migrations): Promise<Umzug<QueryInterface>> {
   const { SequelizeStorage, Umzug } = await import('umzug');
   const storage = new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE });
-  if (sequelize.getDialect() !== 'postgres') {
+  if (!forEngine(engineOf(sequelize), { postgres: true, sqlite: false })) {
     return new Umzug({ migrations: list, context: sequelize.getQueryInterface(), storage, logger: undefined });
   }
   // PostgreSQL: each migration and the row recording it commit together (inOwnTransactions).
@@ -71,7 +72,7 @@ export async function migrationStatus(sequelize: Sequelize): Promise<MigrationSt
  */
 export async function migrate(sequelize: Sequelize, dataDir: string, list: Migration[] = migrations): Promise<string[]> {
   if ((await pendingMigrations(sequelize, list)).length === 0) return [];
-  if (sequelize.getDialect() === 'postgres') {
+  if (forEngine(engineOf(sequelize), { postgres: true, sqlite: false })) {
     // PostgreSQL: the lock is the server's (processes on other hosts share it), taken before umzug
     // creates its table, which two processes could otherwise both try at once.
     const { withAdvisoryLock, MIGRATION_LOCK_KEY } = await import('./dialect/postgres/advisory-lock.ts');

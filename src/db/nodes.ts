@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import { dbNow, dbTime } from './clock.ts';
 import type { Database } from './index.ts';
+import { forEngine } from './dialect/engine.ts';
 
 /**
  * The node registry: every `rigd serve` sharing this database has a row under its instance id,
@@ -60,7 +61,7 @@ export async function registerNode(db: Database, self: NodeIdentity, opts: Regis
     if (opts.sole) {
       await Node.update({ stopped_at: dbTime(db.sequelize) }, { where: { instance_id: { [Op.ne]: self.instanceId }, stopped_at: null }, transaction });
     }
-    const row = await Node.findByPk(self.instanceId, { transaction, lock: db.dialect.name === 'postgres' ? transaction.LOCK.UPDATE : undefined });
+    const row = await Node.findByPk(self.instanceId, { transaction, lock: forEngine(db.dialect.name, { postgres: transaction.LOCK.UPDATE, sqlite: undefined }) });
     const values = { run_id: self.runId, hostname: self.hostname, pid: self.pid, version: self.version, started_at: dbTime(db.sequelize), heartbeat_at: dbTime(db.sequelize), stopped_at: null };
     if (!row) {
       // Two nodes registering one new id at once: the second insert fails on the primary key.

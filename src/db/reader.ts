@@ -1,3 +1,4 @@
+import { forEngine } from './dialect/engine.ts';
 /**
  * Read-only queries in plain, portable SQL with `?` placeholders. The server reads through
  * Sequelize's connection (Database.reader); listing commands of the CLI read through
@@ -11,7 +12,7 @@ export interface Reader {
 
 /** SQL for the seconds from timestamp expression b to a, on reader's engine. */
 export function secondsBetween(reader: Reader, a: string, b: string): string {
-  return reader.engine === 'postgres' ? `EXTRACT(EPOCH FROM (${a} - ${b}))` : `(julianday(${a}) - julianday(${b})) * 86400.0`;
+  return forEngine(reader.engine ?? 'sqlite', { postgres: `EXTRACT(EPOCH FROM (${a} - ${b}))`, sqlite: `(julianday(${a}) - julianday(${b})) * 86400.0` });
 }
 
 /**
@@ -22,7 +23,7 @@ export function secondsBetween(reader: Reader, a: string, b: string): string {
  * to rigd's tables: a rebuild too many, never a stale read).
  */
 export async function dataVersion(reader: Reader): Promise<string> {
-  const sql = reader.engine === 'postgres' ? 'SELECT pg_current_snapshot()::text AS v' : 'SELECT data_version AS v FROM pragma_data_version';
+  const sql = forEngine(reader.engine ?? 'sqlite', { postgres: 'SELECT pg_current_snapshot()::text AS v', sqlite: 'SELECT data_version AS v FROM pragma_data_version' });
   const [row] = await reader.all<{ v: string | number }>(sql);
   return String(row?.v);
 }

@@ -9,6 +9,7 @@ import { dbNow } from './clock.ts';
 import type { OnConflict, RawValue } from './dialect/contract.ts';
 import type { Database } from './index.ts';
 import type { RigReport } from './models/index.ts';
+import { forEngine } from './dialect/engine.ts';
 
 /** A rig's binding as a report is judged against it. */
 export interface BindingRow {
@@ -38,7 +39,7 @@ async function select<T extends object>(db: Database, sql: string, params: unkno
 export async function readBindings(db: Database, ids: string[], t?: Transaction): Promise<Map<string, BindingRow>> {
   const out = new Map<string, BindingRow>();
   if (ids.length === 0) return out;
-  const lock = t && db.dialect.name === 'postgres' ? ' ORDER BY id FOR UPDATE' : '';
+  const lock = t ? forEngine(db.dialect.name, { postgres: ' ORDER BY id FOR UPDATE', sqlite: '' }) : '';
   const rows = await select<{ id: string; bound_address: string | null; last_seen_at: string | Date }>(
     db,
     `SELECT id, bound_address, last_seen_at FROM rigs WHERE id IN (${placeholders(ids.length)})${lock}`,
@@ -102,7 +103,7 @@ export interface ReportRow {
 
 /** The time "now" (null) stands for in a batch: the database's clock (PostgreSQL: t's now()), or this host's on SQLite. */
 async function batchNow(db: Database, reports: ReportRow[], t: Transaction): Promise<Date> {
-  if (db.dialect.name === 'postgres' && reports.some((r) => r.received_at === null)) return dbNow(db.sequelize, t);
+  if (forEngine(db.dialect.name, { postgres: true, sqlite: false }) && reports.some((r) => r.received_at === null)) return dbNow(db.sequelize, t);
   return new Date();
 }
 

@@ -1,4 +1,4 @@
-import { defaultDatabaseUrl, loadDialect } from './dialect/index.ts';
+import { defaultDatabaseUrl, forEngine, loadDialect } from './dialect/index.ts';
 import { postgresOpenError } from './dialect/postgres/open-error.ts';
 import { migrate, migrationStatus } from './migrate.ts';
 
@@ -19,7 +19,7 @@ export async function upgradeDatabase(dataDir: string, url: string = defaultData
     return { applied, executed: status.executed, pending: status.pending };
   } catch (err) {
     // PostgreSQL: a server that cannot be reached is one line naming it, its password masked.
-    throw (dialect.name === 'postgres' ? postgresOpenError(url, err) : null) ?? err;
+    throw forEngine(dialect.name, { postgres: () => postgresOpenError(url, err), sqlite: () => null })() ?? err;
   } finally {
     await dialect.close(sequelize);
   }

@@ -1,6 +1,5 @@
-import type { Sequelize, Transaction } from 'sequelize';
-import { dbTime } from '../db/clock.ts';
-import type { Job } from '../db/models/job.ts';
+import type { Transaction } from '../db/index.ts';
+import { insertJob } from '../db/jobs/insert.ts';
 import { toJobInfo, type JobInfo } from './job.ts';
 import { notifyOnCommit } from '../db/notify.ts';
 import { JOBS_CHANNEL, notifyJobEnqueued } from './wake-up.ts';
@@ -23,14 +22,6 @@ export interface EnqueueOptions {
   group?: string;
 }
 
-/** The job model of the database the transaction belongs to (each database binds its own model class). */
-function jobModel(transaction: Transaction): typeof Job {
-  // Sequelize keeps the instance on every Transaction; its .d.ts does not declare it.
-  const { sequelize } = transaction as Transaction & { sequelize?: Sequelize };
-  if (!sequelize) throw new TypeError('enqueue needs a Sequelize transaction');
-  return sequelize.model('Job') as typeof Job;
-}
-
 /**
  * Inserts a queued job inside the caller's transaction, so a row and the job that processes it
  * commit together. Runners in this process are woken when the transaction commits, and on
@@ -43,12 +34,7 @@ export async function enqueue<P>(kind: string, payload: P, opts: EnqueueOptions)
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError('maxAttempts must be a positive integer');
   const text = JSON.stringify(payload);
   if (text === undefined) throw new TypeError('job payload must be JSON');
-  const Model = jobModel(transaction);
-  const row = await Model.create(
-    { kind, payload: text, max_attempts: maxAttempts, run_after: opts.runAfter ?? dbTime(Model.sequelize!), fair_group: opts.group ?? null },
-    // RETURNING *: the row as stored (run_after was a SQL expression on PostgreSQL).
-    { transaction, returning: true },
-  );
+  const row = await insertJob(transaction, { kind, payload: text, maxAttempts, runAfter: opts.runAfter, group: opts.group ?? null });
   await notifyOnCommit(transaction, JOBS_CHANNEL, kind);
   transaction.afterCommit(() => notifyJobEnqueued());
   return toJobInfo<P>(row);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isPostgresUrl } from '../../db/database-url.ts';
+import { databaseSite } from '../../db/site.ts';
 import { DomainError } from '../../errors.ts';
 import { configFor, printJson } from '../context.ts';
 import { printLines } from '../terminal-text.ts';
@@ -26,9 +26,10 @@ function message(err: unknown): string {
  */
 export async function backupCommand(file: string, opts: { json?: boolean; captureStore?: string }, cmd: Command): Promise<void> {
   const config = await configFor(cmd);
-  if (isPostgresUrl(config.database.url)) {
-    await pgBackup(config.database.url, file, opts);
-    return record('backup', config, file, { engine: 'postgres' });
+  const site = databaseSite(config.data_dir, config.database.url);
+  if (site.kind === 'server') {
+    await pgBackup(site.url, file, opts);
+    return record('backup', config, file, { engine: site.engine });
   }
   const { backupDatabase } = await import('../../db/backup.ts');
   const result = await backupDatabase(config.data_dir, file).catch((err: unknown) => {
@@ -41,7 +42,7 @@ export async function backupCommand(file: string, opts: { json?: boolean; captur
       throw new BackupFailed(`backed up the database to ${result.file}, but the capture store backup failed: ${message(err)}`);
     });
   }
-  await record('backup', config, result.file, { engine: 'sqlite', bytes: result.bytes, ...(store ? { capture_store: store.file } : {}) });
+  await record('backup', config, result.file, { engine: site.engine, bytes: result.bytes, ...(store ? { capture_store: store.file } : {}) });
   if (opts.json) return printJson(store ? { ...result, capture_store: store } : result);
   printLines(
     `backed up the database to ${result.file} (${formatBytes(result.bytes)}, integrity_check ok)`,
@@ -57,16 +58,17 @@ export async function restoreCommand(file: string, opts: { json?: boolean }, cmd
   if (servers.length > 0) {
     throw new BackupFailed(`rigd serve is running on ${config.data_dir} (pid ${servers.join(', ')}): stop it first (systemctl stop rigd), then restore`);
   }
-  if (isPostgresUrl(config.database.url)) {
-    await pgRestore(config.database.url, file, opts);
-    return record('restore', config, file, { engine: 'postgres' });
+  const site = databaseSite(config.data_dir, config.database.url);
+  if (site.kind === 'server') {
+    await pgRestore(site.url, file, opts);
+    return record('restore', config, file, { engine: site.engine });
   }
   const { restoreDatabase } = await import('../../db/backup.ts');
   const result = await restoreDatabase(config.data_dir, file).catch((err: unknown) => {
     throw new BackupFailed(`restore refused: ${message(err)}`);
   });
   // Into the restored database: its chain goes on from the backup's head.
-  await record('restore', config, file, { engine: 'sqlite', previous: result.previous ?? null });
+  await record('restore', config, file, { engine: site.engine, previous: result.previous ?? null });
   if (opts.json) return printJson(result);
   printLines(
     `restored ${file} (integrity_check ok, ${result.migrations.length} migrations)${result.previous ? `; the previous database is kept at ${result.previous}` : ''}`,

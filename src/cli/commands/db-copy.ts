@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { databaseUrlProblem, isPostgresUrl, redactUrl } from '../../db/database-url.ts';
+import { databaseUrlProblem, redactUrl } from '../../db/database-url.ts';
+import { databaseSite } from '../../db/site.ts';
 import { DomainError } from '../../errors.ts';
 import { configFor, printJson } from '../context.ts';
 import { UsageError } from '../fail.ts';
@@ -18,11 +19,11 @@ class CopyFailed extends DomainError {
  */
 export async function dbCopyCommand(opts: { to: string; json?: boolean }, cmd: Command): Promise<void> {
   const problem = databaseUrlProblem(opts.to);
-  if (opts.to === '' || problem || !isPostgresUrl(opts.to)) {
+  if (opts.to === '' || problem || databaseSite('', opts.to).kind !== 'server') {
     throw new UsageError(`--to ${redactUrl(opts.to)} ${problem ?? 'is empty (expected postgres://user:password@host:5432/database)'}`);
   }
   const config = await configFor(cmd);
-  if (isPostgresUrl(config.database.url)) {
+  if (databaseSite(config.data_dir, config.database.url).kind === 'server') {
     throw new CopyFailed(`rigd already runs on PostgreSQL (database.url ${redactUrl(config.database.url)}): there is no SQLite database to copy`);
   }
   const { runningServers } = await import('../../services/server-presence.ts');
@@ -30,22 +31,13 @@ export async function dbCopyCommand(opts: { to: string; json?: boolean }, cmd: C
   if (servers.length > 0) {
     throw new CopyFailed(`rigd serve is running on ${config.data_dir} (pid ${servers.join(', ')}): stop it first (systemctl stop rigd), then copy`);
   }
-  const { openDatabase } = await import('../../db/index.ts');
-  const { copyToPostgres } = await import('../../db/copy/copy.ts');
-  const { openTargetCaptureStore } = await import('../../db/copy/target-capture-store.ts');
-  const target = await openDatabase(config.data_dir, { url: opts.to, migrate: false });
+  const { copyIntoServer } = await import('../../db/copy/to-server.ts');
   let result;
   try {
-    result = await copyToPostgres({
-      dataDir: config.data_dir,
-      target: target.sequelize,
-      openCaptureStore: () => openTargetCaptureStore(opts.to),
-      // On a terminal, where the copy is (a large rig_reports takes a while); nothing otherwise.
-      onProgress: process.stderr.isTTY ? (table, rows) => process.stderr.write(`\rcopying ${table}: ${rows} rows\x1b[K`) : undefined,
-    });
+    // On a terminal, where the copy is (a large rig_reports takes a while); nothing otherwise.
+    result = await copyIntoServer(config.data_dir, opts.to, process.stderr.isTTY ? (table, rows) => process.stderr.write(`\rcopying ${table}: ${rows} rows\x1b[K`) : undefined);
   } finally {
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-    await target.close();
   }
   const shown = redactUrl(opts.to);
   if (result.ok) {

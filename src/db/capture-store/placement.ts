@@ -15,6 +15,7 @@
  * the catalog (rigd_capture_tables) maps every capture's table and columns to what holds them.
  */
 import { createHash } from 'node:crypto';
+import { forEngine } from '../dialect/engine.ts';
 
 export type StoreEngine = 'sqlite' | 'postgres';
 
@@ -37,13 +38,13 @@ export const CATALOG_TABLES = ['rigd_store_tables', 'rigd_capture_tables'] as co
 
 /** A name as the engine compares identifiers: SQLite folds ASCII only; PostgreSQL (quoted) is exact. */
 export function nameKey(engine: StoreEngine, name: string): string {
-  return engine === 'sqlite' ? name.replace(/[A-Z]+/g, (s) => s.toLowerCase()) : name;
+  return forEngine(engine, { sqlite: name.replace(/[A-Z]+/g, (s) => s.toLowerCase()), postgres: name });
 }
 
 /** Whether the engine can hold `name` as an identifier as it is. */
 export function holdable(engine: StoreEngine, name: string): boolean {
   if (name.includes('\u0000')) return false;
-  return engine === 'sqlite' || Buffer.byteLength(name, 'utf8') <= 63;
+  return forEngine(engine, { sqlite: true, postgres: Buffer.byteLength(name, 'utf8') <= 63 });
 }
 
 function hash(parts: readonly string[]): string {

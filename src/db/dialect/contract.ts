@@ -1,5 +1,6 @@
 import type { Model, ModelStatic, Sequelize, Transaction } from 'sequelize';
 import type { DomainError } from '../../errors.ts';
+import type { DialectName } from './engine.ts';
 import type { LiteReader } from '../reader.ts';
 import type { WritePath } from '../write-path.ts';
 
@@ -51,7 +52,12 @@ export interface OnConflict {
  * is chosen in ./index.ts.
  */
 export interface Dialect {
-  readonly name: string;
+  readonly name: DialectName;
+  /**
+   * Several processes write at once and rows are locked by the statements that will change them
+   * (SELECT ... FOR UPDATE, SKIP LOCKED); false: one writer at a time holds the whole database.
+   */
+  readonly rowLocks: boolean;
   /** A Sequelize instance on data_dir's database with every connection set up the way the write path needs it (per-connection settings). */
   connect(dataDir: string, opts?: ConnectOptions): Sequelize;
   /** Closes every connection connect() opened. */

@@ -5,9 +5,9 @@
  */
 import { isPostgresUrl } from '../database-url.ts';
 import type { Dialect, OpenLiteReader } from './contract.ts';
+import type { DialectName } from './engine.ts';
 
-/** The engines rigd runs on. */
-export type DialectName = 'sqlite' | 'postgres';
+export { engineOf, forEngine, type DialectName } from './engine.ts';
 
 /** The default engine (database.url empty). */
 export const DIALECT: DialectName = 'sqlite';
@@ -23,6 +23,11 @@ export function defaultDatabaseUrl(): string {
 /** The engine a database.url selects. */
 export function dialectNameOf(url: string = defaultDatabaseUrl()): DialectName {
   return isPostgresUrl(url) ? 'postgres' : 'sqlite';
+}
+
+/** Where the database of the engine url selects lives: a file in data_dir, or a server at url. */
+export function databaseHomeOf(url: string = defaultDatabaseUrl()): 'file' | 'server' {
+  return dialectNameOf(url) === 'postgres' ? 'server' : 'file';
 }
 
 const engines: Record<DialectName, { dialect: () => Promise<Dialect>; liteReader: () => Promise<OpenLiteReader> }> = {

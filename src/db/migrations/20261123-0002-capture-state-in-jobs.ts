@@ -1,5 +1,6 @@
 import { DataTypes, QueryTypes, type QueryInterface, type Transaction } from 'sequelize';
 import type { Migration } from './types.ts';
+import { engineOf, forEngine } from '../dialect/engine.ts';
 
 /**
  * A capture's run state lives in its job alone. Jobs gain a generic error_code and started_at; the
@@ -56,7 +57,7 @@ async function carry(qi: QueryInterface, transaction: Transaction): Promise<void
         { replacements: [JSON.stringify({ captureId: c.id }), MAX_ATTEMPTS, now, now, now], type: QueryTypes.INSERT, transaction },
       );
       // The row just inserted in this transaction, on its connection.
-      const lastId = db.getDialect() === 'postgres' ? "currval(pg_get_serial_sequence('jobs', 'id'))" : 'last_insert_rowid()';
+      const lastId = forEngine(engineOf(db), { postgres: "currval(pg_get_serial_sequence('jobs', 'id'))", sqlite: 'last_insert_rowid()' });
       const [row] = await db.query<{ id: number }>(`SELECT ${lastId} AS id`, { type: QueryTypes.SELECT, transaction });
       jobId = Number(row!.id);
       await db.query('UPDATE captures SET job_id = ? WHERE id = ?', { replacements: [jobId, c.id], transaction });
@@ -116,7 +117,7 @@ const CAPTURE_INDEXES: [string, string[], boolean][] = [
  */
 async function dropMoved(qi: QueryInterface, transaction: Transaction): Promise<void> {
   await qi.removeIndex('captures', 'captures_state', { transaction });
-  if (qi.sequelize.getDialect() !== 'sqlite') {
+  if (forEngine(engineOf(qi.sequelize), { postgres: true, sqlite: false })) {
     for (const column of MOVED) await qi.removeColumn('captures', column, { transaction });
     return;
   }

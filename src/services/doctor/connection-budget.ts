@@ -1,5 +1,5 @@
-import type pg from 'pg';
 import { DEDICATED_CONNECTIONS } from '../../db/dialect/postgres/connection.ts';
+import type { ServerProbe } from '../../db/diagnostics/server-database.ts';
 import { fail, ok, warn, type Finding } from './finding.ts';
 
 /** Connections kept free for CLI commands (each holds one or two while it runs) and a doctor. */
@@ -21,16 +21,11 @@ export function nodesThatFit(available: number, poolMax: number): number {
  * superuser_reserved_connections. Fails when one node does not fit, warns when the nodes heard from
  * in the last hour (at least one) do not.
  */
-export async function checkConnectionBudget(client: pg.Client, poolMax: number): Promise<Finding> {
-  const { rows } = await client.query<{ max: string; reserved: string }>(
-    "SELECT current_setting('max_connections') AS max, current_setting('superuser_reserved_connections') AS reserved",
-  );
-  const max = Number(rows[0]?.max);
-  const available = max - Number(rows[0]?.reserved ?? 0);
-  const nodes = await client
-    .query<{ n: number }>("SELECT count(*)::int AS n FROM nodes WHERE stopped_at IS NULL AND heartbeat_at > now() - interval '1 hour'")
-    .then((r) => Math.max(1, Number(r.rows[0]?.n ?? 0)))
-    .catch(() => 1);
+export async function checkConnectionBudget(probe: ServerProbe, poolMax: number): Promise<Finding> {
+  const limits = await probe.connectionLimits();
+  const max = limits.max;
+  const available = max - limits.reserved;
+  const nodes = Math.max(1, (await probe.nodesLastHour()) ?? 0);
   const need = nodes * perNode(poolMax) + CLI_CONNECTIONS;
   const text = `${nodes} node(s) x (pool_max ${poolMax} + ${DEDICATED_CONNECTIONS} dedicated) + ${CLI_CONNECTIONS} for commands = ${need} connections; the server takes ${available} (max_connections ${max} less the superuser reserve)`;
   const fix = `lower database.pool_max (at most ${Math.max(1, Math.floor((available - CLI_CONNECTIONS) / nodes) - DEDICATED_CONNECTIONS)} for ${nodes} node(s)) or raise max_connections on the server`;
@@ -44,14 +39,13 @@ export async function checkConnectionBudget(client: pg.Client, poolMax: number):
  * or a proxy): the server sees this connection come from another TCP port than the one it left
  * from. Without database.direct_url, a transaction-mode pooler there would lose LISTEN and let two
  * nodes hold the duties lock: a warn naming database.direct_url. Null when it cannot tell (a Unix
- * socket) or when direct_url is set. `local`: the port of the socket the client was given (pg's
- * `stream` option), undefined when unknown.
+ * socket, or this end's port unknown) or when direct_url is set.
  */
-export async function checkPooler(client: pg.Client, directUrl: string, local: number | undefined): Promise<Finding | null> {
+export async function checkPooler(probe: ServerProbe, directUrl: string): Promise<Finding | null> {
   if (directUrl) return null;
-  const { rows } = await client.query<{ port: number | null }>('SELECT inet_client_port() AS port');
-  const seen = rows[0]?.port;
-  if (seen === null || seen === undefined || local === undefined || Number(seen) === local) return null;
+  const seen = await probe.clientPortSeen();
+  const local = probe.localPort;
+  if (seen === null || local === undefined || seen === local) return null;
   return warn(
     'pooler',
     `database.url reaches the server through a pooler or proxy (the server sees port ${seen}, this end is ${local}) and database.direct_url is empty`,

@@ -3,7 +3,7 @@
  * with the fix to apply. It changes nothing in data_dir (test/cli/doctor-readonly.test.ts): it asks
  * with access(2), reads the database read-only, and sets up no store, bucket or credentials.
  */
-import { isPostgresUrl } from '../../db/database-url.ts';
+import { databaseSite } from '../../db/site.ts';
 import { loadConfig, type LoadOptions } from '../../config/load.ts';
 import { EnvFileError } from '../../errors.ts';
 import type { Config } from '../../config/schema.ts';
@@ -52,17 +52,14 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
   checks.push(...(await checkDataDir(config.data_dir)));
   checks.push(checkDataFiles(config.data_dir));
   try {
-    if (isPostgresUrl(config.database.url)) {
-      const { checkPostgresDatabase } = await import('./database-postgres.ts');
-      checks.push(...(await checkPostgresDatabase(config.database.url, { poolMax: config.database.pool_max, directUrl: config.database.direct_url })));
+    const site = databaseSite(config.data_dir, config.database.url);
+    if (site.kind === 'server') {
+      const [{ checkPostgresDatabase }, { checkPgCaptureStore }] = await Promise.all([import('./database-postgres.ts'), import('./capture-store-postgres.ts')]);
+      checks.push(...(await checkPostgresDatabase(site.url, { poolMax: config.database.pool_max, directUrl: config.database.direct_url })));
+      checks.push(await checkPgCaptureStore(site.url));
     } else {
-      checks.push(...(await checkDatabase(config.data_dir)));
-    }
-    if (isPostgresUrl(config.database.url)) {
-      const { checkPgCaptureStore } = await import('./capture-store-postgres.ts');
-      checks.push(await checkPgCaptureStore(config.database.url));
-    } else {
-      checks.push(await checkCaptureStore(config.data_dir));
+      checks.push(...(await checkDatabase(site.dataDir)));
+      checks.push(await checkCaptureStore(site.dataDir));
     }
     checks.push(await checkCaptureRows(config));
     checks.push(await checkNodes(config));
