@@ -25,6 +25,7 @@ export function besideWrites(poolMax: number): number {
  */
 export const postgresDialect: Dialect = {
   name: 'postgres',
+  sharedByNodes: true,
   connect(_dataDir, opts = {}) {
     if (!opts.url) throw new TypeError('the postgres dialect needs database.url');
     return createSequelize(opts.url, opts);

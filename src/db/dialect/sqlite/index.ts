@@ -9,6 +9,7 @@ import { bulkInsertIds, insertRows } from './insert-rows.ts';
 /** SQLite through sqlite3: WAL, one write transaction at a time, its WAL checkpoints off the COMMIT. */
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
+  sharedByNodes: false,
   connect: createSequelize,
   close: closeSequelize,
   // One queue, one transaction at a time: SQLite takes one writer.
