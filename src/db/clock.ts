@@ -1,5 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { QueryTypes } from 'sequelize';
+import type { Database } from './index.ts';
 
 /**
  * Times the job queue stores (due, lease, finish times) come from the database's clock: on
@@ -20,4 +21,9 @@ export async function dbNow(sequelize: Sequelize, transaction?: Transaction): Pr
   if (sequelize.getDialect() !== 'postgres') return new Date();
   const [row] = await sequelize.query<{ now: Date }>('SELECT now() AS now', { type: QueryTypes.SELECT, transaction });
   return new Date(row!.now);
+}
+
+/** Now by db's clock: PostgreSQL's now() (t's start when given t), this host's on SQLite. */
+export function databaseNow(db: Pick<Database, 'sequelize'>, t?: Transaction): Promise<Date> {
+  return dbNow(db.sequelize, t);
 }
