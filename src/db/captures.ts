@@ -3,7 +3,11 @@
  * listings, the filters of `rigd captures`, reimport's picks. A capture's state is its job's, read
  * through the join; services hand plain values and get typed rows back.
  */
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
+import type { Database } from './index.ts';
+import type { Capture } from './models/capture.ts';
 import { captureStateSql, type CaptureState } from './models/capture-state.ts';
+import type { Job, JobState } from './models/job.ts';
 import type { Reader } from './reader.ts';
 import type { StoredTime } from './stored-time.ts';
 
@@ -33,4 +37,66 @@ export async function rigCaptures(reader: Reader, rigId: string, limit: number):
     reader.all<{ n: number }>('SELECT COUNT(*) AS n FROM captures WHERE rig_id = ?', [rigId]),
   ]);
   return { total: Number(count[0]?.n ?? 0), recent };
+}
+
+/** A capture's job, or null (none, or gone), in t when given. */
+export async function captureJob(db: Database, capture: Capture, t?: Transaction): Promise<Job | null> {
+  return capture.job_id ? db.models.Job.findByPk(capture.job_id, { transaction: t }) : null;
+}
+
+/** The job with this id, in t. */
+export function jobById(db: Database, id: number, t: Transaction): Promise<Job | null> {
+  return db.models.Job.findByPk(id, { transaction: t });
+}
+
+/** Makes job `jobId` the capture's (its latest), in t; the version queued is kept when the capture has none yet. */
+export async function setCaptureJob(capture: Capture, jobId: number, versionId: string | null | undefined, t: Transaction): Promise<void> {
+  await capture.update({ job_id: jobId, ...(versionId && !capture.version_id ? { version_id: versionId } : {}) }, { transaction: t });
+}
+
+/** What `rigd captures` and GET /api/v1/captures filter on; jobState null: captures without a job. */
+export interface CaptureFilter {
+  jobState?: JobState | null;
+  rig?: string;
+  project?: string;
+  /** Only captures with a smaller id. */
+  before?: number;
+}
+
+/** Captures with their job (`c.job`), newest first, at most `limit`. */
+export function capturesWithJobs(db: Database, f: CaptureFilter, limit: number): Promise<Capture[]> {
+  const where: WhereOptions<Capture> = {};
+  if (f.jobState !== undefined) Object.assign(where, f.jobState === null ? { '$job.id$': null } : { '$job.state$': f.jobState });
+  if (f.rig !== undefined) Object.assign(where, { rig_id: f.rig });
+  if (f.project !== undefined) Object.assign(where, { project: f.project });
+  if (f.before !== undefined) Object.assign(where, { id: { [Op.lt]: f.before } });
+  return db.models.Capture.findAll({ where, include: [{ association: 'job', required: false }], order: [['id', 'DESC']], limit });
+}
+
+/** Capture `id` with its job (`c.job`), or null. */
+export function captureWithJob(db: Database, id: number): Promise<Capture | null> {
+  return db.models.Capture.findByPk(id, { include: [{ association: 'job', required: false }] });
+}
+
+/** Capture `id` in t, or null. */
+export function captureById(db: Database, id: number, t: Transaction): Promise<Capture | null> {
+  return db.models.Capture.findByPk(id, { transaction: t });
+}
+
+/**
+ * Ids of ingested captures (their job done) with an id above `after`, of one rig and whose job
+ * finished at or after `since` when given; ascending, at most `limit`.
+ */
+export async function ingestedCaptureIds(db: Database, f: { rig?: string; since?: Date }, after: number, limit: number): Promise<number[]> {
+  const where: Record<string, unknown> = { '$job.state$': 'done' };
+  if (f.rig !== undefined) where.rig_id = f.rig;
+  if (f.since !== undefined) where['$job.finished_at$'] = { [Op.gte]: f.since };
+  const page = await db.models.Capture.findAll({
+    attributes: ['id'],
+    where: { ...where, id: { [Op.gt]: after } } as WhereOptions<Capture>,
+    include: [{ association: 'job', required: true, attributes: [] }],
+    order: [['id', 'ASC']],
+    limit,
+  });
+  return page.map((c) => c.id);
 }

@@ -221,3 +221,8 @@ export async function reportsOf(db: Database, rigId: string, q: { since?: Date; 
 export async function setCurrentProject(db: Database, rigId: string, project: string, t: Transaction): Promise<void> {
   await db.models.Rig.update({ current_project: project }, { where: { id: rigId }, transaction: t });
 }
+
+/** A rig's current project (null: none, or no such rig). */
+export async function currentProjectOf(db: Database, rigId: string): Promise<string | null> {
+  return (await db.models.Rig.findByPk(rigId))?.current_project ?? null;
+}

@@ -114,3 +114,9 @@ export async function deferCheck(db: Database, id: number, checks: number, next:
     db.models.Upload.update({ checks, next_check_at: next, updated_at: dbTime(db.sequelize) }, { where: { id, state: 'reserved' }, transaction: t, silent: true }),
   );
 }
+
+/** The upload that brought this version of `key` (else the newest of the key), or null. */
+export async function uploadOfVersion(db: Database, key: string, etag: string): Promise<Upload | null> {
+  const { Upload } = db.models;
+  return (await Upload.findOne({ where: { key, etag }, order: [['id', 'DESC']] })) ?? (await Upload.findOne({ where: { key }, order: [['id', 'DESC']] }));
+}
