@@ -9,7 +9,7 @@ import type { Capture } from './models/capture.ts';
 import { captureStateSql, type CaptureState } from './models/capture-state.ts';
 import type { Job, JobState } from './models/job.ts';
 import type { Reader } from './reader.ts';
-import type { StoredTime } from './stored-time.ts';
+import { sqlTime, type StoredTime } from './stored-time.ts';
 
 /** A capture as a rig's page lists it. */
 export interface RigCaptureRow {
@@ -99,4 +99,31 @@ export async function ingestedCaptureIds(db: Database, f: { rig?: string; since?
     limit,
   });
   return page.map((c) => c.id);
+}
+
+/** A capture whose job failed for good. */
+export interface FailedCaptureRow {
+  id: number;
+  key: string;
+  rig_id: string | null;
+  error_code: string | null;
+  last_error: string | null;
+  finished_at: StoredTime | null;
+}
+
+/** Captures whose job failed for good at or after `since`, and those of `alsoIds` still failed. */
+export function failedCaptures(reader: Reader, since: Date, alsoIds: number[]): Promise<FailedCaptureRow[]> {
+  return reader.all<FailedCaptureRow>(
+    `SELECT c.id, c.key, c.rig_id, j.error_code, j.last_error, j.finished_at FROM captures c JOIN jobs j ON j.id = c.job_id
+      WHERE j.state = 'failed' AND (j.finished_at >= ?${alsoIds.length ? ` OR c.id IN (${alsoIds.map(() => '?').join(', ')})` : ''})`,
+    [sqlTime(since), ...alsoIds],
+  );
+}
+
+/** How many captures are queued, and since when the oldest of them is (null: none). */
+export async function queuedCaptures(reader: Reader): Promise<{ n: number; oldest: Date | null }> {
+  const [row] = await reader.all<{ oldest: StoredTime | null; n: number }>(
+    "SELECT MIN(j.created_at) AS oldest, COUNT(*) AS n FROM captures c JOIN jobs j ON j.id = c.job_id WHERE j.state = 'queued'",
+  );
+  return { n: Number(row?.n ?? 0), oldest: row?.oldest ? new Date(row.oldest) : null };
 }

@@ -122,3 +122,28 @@ export async function firstReported(reader: Reader, pairs: { branch: string; ver
   );
   return rows.flatMap((list) => list.flatMap((r) => (r.first === null ? [] : [{ branch: r.branch, version: r.version, first: new Date(r.first) }])));
 }
+
+/** What incidents say of a rig: where and when it was last heard of, and its rhythm. */
+export interface RigFacts {
+  id: string;
+  last_seen_at: StoredTime;
+  latitude: number | null;
+  longitude: number | null;
+  version: string | null;
+  branch: string | null;
+  report_interval_s: number | null;
+  report_intervals: number | null;
+}
+
+const FACTS_SELECT = 'SELECT id, last_seen_at, latitude, longitude, version, branch, report_interval_s, report_intervals FROM rigs';
+
+/** The facts of every rig, in no particular order. */
+export function rigFacts(reader: Reader): Promise<RigFacts[]> {
+  return reader.all<RigFacts>(FACTS_SELECT);
+}
+
+/** The facts of rig `id`, or undefined. */
+export async function rigFactsOf(reader: Reader, id: string): Promise<RigFacts | undefined> {
+  const [row] = await reader.all<RigFacts>(`${FACTS_SELECT} WHERE id = ?`, [id]);
+  return row;
+}
