@@ -127,3 +127,9 @@ export async function queuedCaptures(reader: Reader): Promise<{ n: number; oldes
   );
   return { n: Number(row?.n ?? 0), oldest: row?.oldest ? new Date(row.oldest) : null };
 }
+
+/** Captures per capture state (read through their jobs). */
+export async function captureTally(reader: Reader): Promise<Map<string, number>> {
+  const rows = await reader.all<{ state: string; n: number | string }>(`SELECT ${captureStateSql('j')} AS state, COUNT(*) AS n FROM captures c LEFT JOIN jobs j ON j.id = c.job_id GROUP BY 1`);
+  return new Map(rows.map((r) => [r.state, Number(r.n)]));
+}

@@ -120,3 +120,9 @@ export async function uploadOfVersion(db: Database, key: string, etag: string): 
   const { Upload } = db.models;
   return (await Upload.findOne({ where: { key, etag }, order: [['id', 'DESC']] })) ?? (await Upload.findOne({ where: { key }, order: [['id', 'DESC']] }));
 }
+
+/** Per upload state: how many uploads, and the sum of their announced sizes. */
+export async function uploadTally(reader: Reader): Promise<Map<string, { n: number; bytes: number }>> {
+  const rows = await reader.all<{ state: string; n: number | string; bytes: number | string | null }>('SELECT state, COUNT(*) AS n, SUM(expected_size) AS bytes FROM uploads GROUP BY state');
+  return new Map(rows.map((r) => [r.state, { n: Number(r.n), bytes: Number(r.bytes ?? 0) }]));
+}

@@ -147,3 +147,8 @@ export async function rigFactsOf(reader: Reader, id: string): Promise<RigFacts |
   const [row] = await reader.all<RigFacts>(`${FACTS_SELECT} WHERE id = ?`, [id]);
   return row;
 }
+
+/** Every rig's last report time and rhythm (what its status is computed from). */
+export function rigRhythms(reader: Reader): Promise<{ last_seen_at: StoredTime; report_interval_s: number | null; report_intervals: number | null }[]> {
+  return reader.all<{ last_seen_at: StoredTime; report_interval_s: number | null; report_intervals: number | null }>('SELECT last_seen_at, report_interval_s, report_intervals FROM rigs');
+}
