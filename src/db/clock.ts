@@ -1,6 +1,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { QueryTypes } from 'sequelize';
 import { engineOf, forEngine } from './dialect/engine.ts';
+import type { Database } from './index.ts';
 
 /**
  * Times the job queue stores (due, lease, finish times) come from the database's clock: on
@@ -24,4 +25,9 @@ export async function dbNow(sequelize: Sequelize, transaction?: Transaction): Pr
   if (!forEngine(engineOf(sequelize), SERVER_CLOCK)) return new Date();
   const [row] = await sequelize.query<{ now: Date }>('SELECT now() AS now', { type: QueryTypes.SELECT, transaction });
   return new Date(row!.now);
+}
+
+/** Now by db's clock: PostgreSQL's now() (t's start when given t), this host's on SQLite. */
+export function databaseNow(db: Pick<Database, 'sequelize'>, t?: Transaction): Promise<Date> {
+  return dbNow(db.sequelize, t);
 }

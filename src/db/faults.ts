@@ -5,6 +5,7 @@
  * `database_busy`) instead of a 500, whichever layer meets them first.
  */
 import { statfsSync } from 'node:fs';
+import { ConnectionError, DatabaseError } from 'sequelize';
 import { DatabaseReadOnly, DatabaseUnavailable, DiskFailing, DiskFull, DomainError } from '../errors.ts';
 import { readOnlyMount } from './read-only-mount.ts';
 
@@ -127,6 +128,17 @@ export function postgresFault(err: unknown): DomainError | null {
   if ((code && UNREACHABLE.has(code)) || [...names].some((n) => UNREACHABLE_NAMES.has(n))) return databaseUnavailable(err);
   if (messages(err).some((m) => LOST_CONNECTION.test(m))) return databaseUnavailable(err);
   return null;
+}
+
+/**
+ * The database driver failed a statement (Sequelize's DatabaseError or ConnectionError: disk full,
+ * I/O error, busy, connection gone) or SQLite answered with an error code: not a refusal a
+ * service threw on purpose.
+ */
+export function isDriverFailure(err: unknown): boolean {
+  if (err instanceof DatabaseError || err instanceof ConnectionError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
 }
 
 /** True when err means the database server could not be reached or did not take the work in time (not the request's fault). */

@@ -155,3 +155,9 @@ export function updateOpenIncident(db: Database, row: IncidentRow, details: Reco
 export async function ackIncident(db: Database, id: number, by: string, at: Date): Promise<boolean> {
   return db.writes.run((t) => changesOne(db, 'UPDATE incidents SET acked_at = ?, acked_by = ? WHERE id = ? AND acked_at IS NULL', [storedTime(at), by, id], t));
 }
+
+/** Open incidents per kind. */
+export async function openIncidentTally(reader: Reader): Promise<Map<string, number>> {
+  const rows = await reader.all<{ kind: string; n: number | string }>('SELECT kind, COUNT(*) AS n FROM incidents WHERE resolved_at IS NULL GROUP BY kind');
+  return new Map(rows.map((r) => [r.kind, Number(r.n)]));
+}

@@ -78,6 +78,14 @@ export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Pro
   };
 }
 
+/**
+ * Whether db is a server several rigd nodes may share (PostgreSQL) rather than a file of this
+ * host: what services ask instead of naming an engine.
+ */
+export function sharedByNodes(db: Pick<Database, 'dialect'>): boolean {
+  return db.dialect.sharedByNodes;
+}
+
 /** err with any password of url taken out of its message (a driver may quote its connection string). */
 function redactError(err: unknown, url: string): unknown {
   if (err instanceof Error) {

@@ -2,6 +2,7 @@ import { Op } from 'sequelize';
 import { dbNow, dbTime } from './clock.ts';
 import type { Database } from './index.ts';
 import { forEngine } from './dialect/engine.ts';
+import type { Reader } from './reader.ts';
 
 /**
  * The node registry: every `rigd serve` sharing this database has a row under its instance id,
@@ -108,4 +109,9 @@ function toNodeRow(row: Stored): NodeRow {
     heartbeatAt: new Date(row.heartbeat_at),
     stoppedAt: row.stopped_at === null ? null : new Date(row.stopped_at),
   };
+}
+
+/** The nodes not stopped and their last heartbeat, in no particular order. */
+export function runningNodes(reader: Reader): Promise<{ instance_id: string; hostname: string; heartbeat_at: string | Date }[]> {
+  return reader.all<{ instance_id: string; hostname: string; heartbeat_at: string | Date }>('SELECT instance_id, hostname, heartbeat_at FROM nodes WHERE stopped_at IS NULL');
 }

@@ -6,6 +6,7 @@
  */
 import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
 import { dbNow } from './clock.ts';
+import { sqlTime } from './stored-time.ts';
 import type { OnConflict, RawValue } from './dialect/contract.ts';
 import type { Database } from './index.ts';
 import type { RigReport } from './models/index.ts';
@@ -169,15 +170,16 @@ export async function storeRigReports(db: Database, reports: ReportRow[], t: Tra
 }
 
 /**
- * Deletes in t at most `limit` of the oldest reports received before `before` (stored time text), in
- * one statement: the oldest rows by the received_at index, deleted by id. No id list goes through
- * JavaScript, and the writer is held for one short statement and its COMMIT. Returns the rows deleted.
+ * Deletes, in one write transaction of its own, at most `limit` of the oldest reports received
+ * before `before`, in one statement: the oldest rows by the received_at index, deleted by id. No id
+ * list goes through JavaScript, and the writer is held for one short statement and its COMMIT.
+ * Returns the rows deleted.
  */
-export async function deleteReportsBefore(db: Database, before: string, limit: number, t: Transaction): Promise<number> {
+export function deleteReportsBefore(db: Database, before: Date, limit: number): Promise<number> {
   const table = db.models.RigReport.getTableName() as string;
   const sql = `DELETE FROM "${table}" WHERE id IN (SELECT id FROM "${table}" WHERE received_at < ? ORDER BY received_at LIMIT ?)`;
   // BULKDELETE: the driver answers with the number of rows deleted.
-  return (await db.sequelize.query(sql, { replacements: [before, limit], transaction: t, type: QueryTypes.BULKDELETE })) as number;
+  return db.writes.run(async (t) => (await db.sequelize.query(sql, { replacements: [sqlTime(before), limit], transaction: t, type: QueryTypes.BULKDELETE })) as number);
 }
 
 /** The newest report's time as stored (null with no report): retention measures its window from it. */
@@ -214,4 +216,9 @@ export async function reportsOf(db: Database, rigId: string, q: { since?: Date; 
 /** Sets a rig's current project in t (an upload named it). */
 export async function setCurrentProject(db: Database, rigId: string, project: string, t: Transaction): Promise<void> {
   await db.models.Rig.update({ current_project: project }, { where: { id: rigId }, transaction: t });
+}
+
+/** A rig's current project (null: none, or no such rig). */
+export async function currentProjectOf(db: Database, rigId: string): Promise<string | null> {
+  return (await db.models.Rig.findByPk(rigId))?.current_project ?? null;
 }

@@ -59,3 +59,13 @@ export async function deleteExpiredBefore(db: Database, before: Date, limit: num
   const sql = "DELETE FROM uploads WHERE id IN (SELECT id FROM uploads WHERE state = 'expired' AND created_at < ? ORDER BY created_at LIMIT ?)";
   return (await db.sequelize.query(sql, { replacements: [before, limit], transaction: t, type: QueryTypes.BULKDELETE })) as number;
 }
+
+/** deleteExpiredBefore, `limit` rows at a time, each batch in a write transaction of its own, until none is left. Returns how many. */
+export async function pruneExpiredBefore(db: Database, before: Date, limit: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await db.writes.run((t) => deleteExpiredBefore(db, before, limit, t));
+    total += n;
+    if (n < limit) return total;
+  }
+}

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.ts';
-import { openDatabase, type Database } from '../db/index.ts';
+import { openDatabase, sharedByNodes, type Database } from '../db/index.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { createStorage, type Storage } from '../storage/index.ts';
 import { AlertService } from './alerts/service.ts';
@@ -131,7 +131,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
   metrics.setInstance(instance);
   const heartbeatMs = config.cluster.heartbeat_s * 1000;
   // First to start: a node whose instance id is taken starts nothing else.
-  const presence = new NodePresence(db, () => instance, heartbeatMs, log, db.dialect.name === 'sqlite' ? config.data_dir : undefined);
+  const presence = new NodePresence(db, () => instance, heartbeatMs, log, sharedByNodes(db) ? undefined : config.data_dir);
   // Each incident transition queues its notifications in its own transaction (sent once, kept across
   // restarts); a caller's onIncident (tests) sees the same events after that.
   const notifier = new Notifier(config.notify);

@@ -58,6 +58,11 @@ export interface Dialect {
    * (SELECT ... FOR UPDATE, SKIP LOCKED); false: one writer at a time holds the whole database.
    */
   readonly rowLocks: boolean;
+  /**
+   * The database is a server several rigd nodes may share (PostgreSQL), not a file of this host
+   * (SQLite): secrets the nodes must agree on live in it, and per-host state lives in data_dir.
+   */
+  readonly sharedByNodes: boolean;
   /** A Sequelize instance on data_dir's database with every connection set up the way the write path needs it (per-connection settings). */
   connect(dataDir: string, opts?: ConnectOptions): Sequelize;
   /** Closes every connection connect() opened. */

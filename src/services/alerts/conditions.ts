@@ -6,8 +6,10 @@
 import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
+import { identityRefusals as refusalTallies } from '../../db/audit-refusals.ts';
+import { failedCaptures as failedCaptureRows, queuedCaptures } from '../../db/captures.ts';
+import { runningNodes } from '../../db/nodes.ts';
 import type { Reader } from '../../db/reader.ts';
-import { storedTime } from '../../db/incidents.ts';
 import { LIVE_HEARTBEATS } from '../cluster/live.ts';
 import type { IncidentKind } from './event.ts';
 
@@ -40,14 +42,9 @@ export interface CheckContext {
 
 /** A capture job that failed for good: the capture stays in a failed incident until it is ingested again. */
 export async function failedCaptures(ctx: CheckContext): Promise<Condition[]> {
-  const since = storedTime(new Date(ctx.now.getTime() - FAILED_LOOKBACK_S * 1000));
+  const since = new Date(ctx.now.getTime() - FAILED_LOOKBACK_S * 1000);
   const openIds = ctx.openFailed.map(Number).filter((n) => Number.isSafeInteger(n));
-  const params: unknown[] = [since, ...openIds];
-  const rows = await ctx.reader.all<{ id: number; key: string; rig_id: string | null; error_code: string | null; last_error: string | null; finished_at: string | Date | null }>(
-    `SELECT c.id, c.key, c.rig_id, j.error_code, j.last_error, j.finished_at FROM captures c JOIN jobs j ON j.id = c.job_id
-      WHERE j.state = 'failed' AND (j.finished_at >= ?${openIds.length ? ` OR c.id IN (${openIds.map(() => '?').join(', ')})` : ''})`,
-    params,
-  );
+  const rows = await failedCaptureRows(ctx.reader, since, openIds);
   return rows.map((r) => ({
     kind: 'capture_failed',
     subject: String(r.id),
@@ -77,10 +74,8 @@ export async function diskLow(ctx: CheckContext): Promise<Condition[]> {
 
 /** The oldest queued capture waiting longer than alerts.backlog_s. */
 export async function ingestBacklog(ctx: CheckContext): Promise<Condition[]> {
-  const [row] = await ctx.reader.all<{ oldest: string | Date | null; n: number }>(
-    "SELECT MIN(j.created_at) AS oldest, COUNT(*) AS n FROM captures c JOIN jobs j ON j.id = c.job_id WHERE j.state = 'queued'",
-  );
-  if (!row?.oldest) return [];
+  const row = await queuedCaptures(ctx.reader);
+  if (!row.oldest) return [];
   if (ctx.now.getTime() - new Date(row.oldest).getTime() <= ctx.config.alerts.backlog_s * 1000) return [];
   return [
     {
@@ -95,7 +90,7 @@ export async function ingestBacklog(ctx: CheckContext): Promise<Condition[]> {
 /** Nodes not stopped whose heartbeat is older than LIVE_HEARTBEATS periods. */
 export async function nodesDown(ctx: CheckContext): Promise<Condition[]> {
   const staleMs = LIVE_HEARTBEATS * ctx.config.cluster.heartbeat_s * 1000;
-  const rows = await ctx.reader.all<{ instance_id: string; hostname: string; heartbeat_at: string | Date }>('SELECT instance_id, hostname, heartbeat_at FROM nodes WHERE stopped_at IS NULL');
+  const rows = await runningNodes(ctx.reader);
   return rows
     .filter((r) => ctx.now.getTime() - new Date(r.heartbeat_at).getTime() > staleMs)
     .map((r) => ({
@@ -113,10 +108,7 @@ const IDENTITY: Record<string, { kind: IncidentKind; words: string }> = {
 
 /** Identity refusals of the audit log within the last RECENT_S, one per kind and rig. */
 export async function identityRefusals(ctx: CheckContext): Promise<Condition[]> {
-  const rows = await ctx.reader.all<{ kind: string; subject: string | null; n: number; last: number; first: number }>(
-    "SELECT kind, subject, COUNT(*) AS n, MAX(at_ms) AS last, MIN(at_ms) AS first FROM audit_log WHERE kind IN ('rig.refused', 'key.refused') AND at_ms >= ? GROUP BY kind, subject",
-    [ctx.now.getTime() - RECENT_S * 1000],
-  );
+  const rows = await refusalTallies(ctx.reader, ctx.now.getTime() - RECENT_S * 1000);
   return rows.map((r) => {
     const k = IDENTITY[r.kind]!;
     const subject = r.subject ?? '-';

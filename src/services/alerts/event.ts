@@ -1,4 +1,4 @@
-import type { Transaction } from 'sequelize';
+import type { Transaction } from '../../db/index.ts';
 
 /** One transition of an incident, as the alerts service hands it to onIncident (delivery). */
 export interface IncidentEvent {

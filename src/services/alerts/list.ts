@@ -1,7 +1,7 @@
 import { ackIncident, incidentById, openIncidents, recentIncidents, type IncidentRow } from '../../db/incidents.ts';
 import type { Database } from '../../db/index.ts';
 import type { Reader } from '../../db/reader.ts';
-import { dbNow } from '../../db/clock.ts';
+import { databaseNow } from '../../db/clock.ts';
 import { NotFound, Conflict } from '../../errors.ts';
 import { outageRigs } from './rig-plan.ts';
 
@@ -61,6 +61,6 @@ export async function acknowledge(db: Database, id: number, by: string): Promise
   const row = await incidentById(db, id);
   if (!row) throw new NotFound(`incident ${id}`, 'incident_not_found');
   if (row.acked_at) throw new Conflict(`incident ${id} was acknowledged at ${row.acked_at.toISOString()} by ${row.acked_by ?? 'someone'}`, 'incident_acked');
-  if (!(await ackIncident(db, id, by, await dbNow(db.sequelize)))) throw new Conflict(`incident ${id} was acknowledged meanwhile`, 'incident_acked');
+  if (!(await ackIncident(db, id, by, await databaseNow(db)))) throw new Conflict(`incident ${id} was acknowledged meanwhile`, 'incident_acked');
   return incidentView((await incidentById(db, id))!);
 }

@@ -5,12 +5,12 @@
  * delivery) runs inside it: a transition another node made first changes nothing here and calls
  * nothing, and a delivery that fails rolls its transition back (the next sweep tries again).
  */
-import type { Transaction } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
-import { dbNow } from '../../db/clock.ts';
-import type { Database } from '../../db/index.ts';
+import { databaseNow } from '../../db/clock.ts';
+import type { Database, Transaction } from '../../db/index.ts';
 import * as incidents from '../../db/incidents.ts';
 import type { IncidentRow } from '../../db/incidents.ts';
+import { rigFacts, rigFactsOf } from '../../db/rigs/listing.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import type { BackgroundTask } from '../background-task.ts';
 import { compareRigIds, rigStatus } from '../rigs/status.ts';
@@ -29,8 +29,6 @@ export interface AlertServiceOptions {
 }
 
 type AlertConfig = Pick<Config, 'alerts' | 'rigs' | 'server' | 'data_dir' | 'cluster'>;
-
-const RIG_SQL = 'SELECT id, last_seen_at, latitude, longitude, version, branch, report_interval_s, report_intervals FROM rigs';
 
 export class AlertService implements BackgroundTask {
   readonly #db: Database;
@@ -72,7 +70,7 @@ export class AlertService implements BackgroundTask {
   /** One pass of every check (the timer's; tests call it directly). */
   async sweep(): Promise<void> {
     await refreshRhythms(this.#db);
-    const now = await dbNow(this.#db.sequelize);
+    const now = await databaseNow(this.#db);
     const open = await incidents.openIncidents(this.#db.reader);
     await this.#sweepRigs(now, open);
     await this.#sweepConditions(now, open);
@@ -120,7 +118,7 @@ export class AlertService implements BackgroundTask {
   }
 
   async #sweepRigs(now: Date, open: IncidentRow[]): Promise<void> {
-    const facts = await this.#db.reader.all<RigFacts>(RIG_SQL);
+    const facts = await rigFacts(this.#db.reader);
     const byId = new Map(facts.map((r) => [r.id, r]));
     const rhythm = (r: RigFacts) => ({ interval_s: r.report_interval_s === null ? null : Number(r.report_interval_s), intervals: r.report_intervals === null ? null : Number(r.report_intervals) });
     const rigs: RigNow[] = facts.map((r) => {
@@ -196,8 +194,7 @@ export class AlertService implements BackgroundTask {
   }
 
   async #rig(id: string): Promise<RigFacts | undefined> {
-    const [row] = await this.#db.reader.all<RigFacts>(`${RIG_SQL} WHERE id = ?`, [id]);
-    return row;
+    return rigFactsOf(this.#db.reader, id);
   }
 
   /** Open, unacknowledged incidents last notified repeat_s ago or more: notified again. */

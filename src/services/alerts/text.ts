@@ -1,16 +1,8 @@
+import type { RigFacts } from '../../db/rigs/listing.ts';
 import type { IncidentEvent } from './event.ts';
 
-/** Rig fields of an event, from a rigs row as read. */
-export interface RigFacts {
-  id: string;
-  last_seen_at: string | Date;
-  latitude: number | null;
-  longitude: number | null;
-  version: string | null;
-  branch: string | null;
-  report_interval_s: number | null;
-  report_intervals: number | null;
-}
+/** Rig fields of an event, from a rigs row as read (src/db/rigs/listing.ts). */
+export type { RigFacts };
 
 export const iso = (d: Date | string) => new Date(d).toISOString();
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
-import type { Database } from '../../db/index.ts';
+import { sharedByNodes, type Database } from '../../db/index.ts';
 import { sharedSecret } from '../../db/secrets.ts';
 
 /** The name of the session cookie's secret (a file in data_dir on SQLite, a row of secrets on PostgreSQL). */
@@ -15,7 +15,7 @@ export const COOKIE_SECRET = 'cookie-secret';
  */
 export async function cookieSecret(config: Readonly<Config>, db: Database): Promise<string> {
   if (config.server.cookie_secret) return config.server.cookie_secret;
-  if (db.dialect.name === 'postgres') return sharedSecret(db, COOKIE_SECRET, newSecret(32));
+  if (sharedByNodes(db)) return sharedSecret(db, COOKIE_SECRET, newSecret(32));
   return loadOrCreateSecret(config.data_dir, COOKIE_SECRET);
 }
 

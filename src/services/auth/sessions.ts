@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../db/index.ts';
 import type { Session, User } from '../../db/models/index.ts';
+import { deleteSession, deleteSessionByTokenHash, insertSession, sessionByTokenHash, sessionOfUser, touchSession } from '../../db/sessions.ts';
 import { Unauthenticated } from '../../errors.ts';
 import { appendAudit } from '../audit/log.ts';
 import { throttleClientKey, type LoginThrottle } from './login-throttle.ts';
@@ -57,33 +58,22 @@ export class SessionService {
     const token = newToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);
-    const session = await this.db.writes.run((t) =>
-      this.db.models.Session.create(
-        { token_hash: tokenDigest(token), user_id: user.id, expires_at: expiresAt, last_used_at: now },
-        { transaction: t },
-      ),
-    );
+    const session = await insertSession(this.db, { token_hash: tokenDigest(token), user_id: user.id, expires_at: expiresAt, last_used_at: now });
     return { token, user: toPublicUser(user), expiresAt, sessionId: session.id };
   }
 
   /** Resolves a presented token to its user and session, or throws Unauthenticated. */
   async authenticate(token: string): Promise<Authenticated> {
-    const { Session, User } = this.db.models;
     // The lookup is by the token's SHA-256 (a fixed-length digest), never by the token itself.
-    const session = await Session.findOne({
-      where: { token_hash: tokenDigest(token) },
-      include: [{ model: User, as: 'user', required: true }],
-    });
+    const session = await sessionByTokenHash(this.db, tokenDigest(token));
     if (!session) throw new Unauthenticated('invalid_token', 'the token is not valid (unknown or revoked)');
     if (session.expires_at.getTime() <= Date.now()) {
       throw new Unauthenticated('token_expired', 'the token has expired; start a new session');
     }
     if (Date.now() - session.last_used_at.getTime() > TOUCH_EVERY_MS) {
-      void this.db.writes
-        .run((t) => session.update({ last_used_at: new Date() }, { transaction: t }))
-        .catch(() => undefined);
+      void touchSession(this.db, session, new Date()).catch(() => undefined);
     }
-    const user = (session as Session & { user: User }).user;
+    const user = session.user;
     return { user, session, token };
   }
 
@@ -93,21 +83,20 @@ export class SessionService {
    */
   async fromCookie(sessionId: unknown, userId: unknown): Promise<{ user: User; session: Session } | null> {
     if (typeof sessionId !== 'number' || typeof userId !== 'number') return null;
-    const { Session, User } = this.db.models;
-    const session = await Session.findOne({ where: { id: sessionId, user_id: userId }, include: [{ model: User, as: 'user', required: true }] });
+    const session = await sessionOfUser(this.db, sessionId, userId);
     if (!session || session.expires_at.getTime() <= Date.now()) return null;
-    return { user: (session as Session & { user: User }).user, session };
+    return { user: session.user, session };
   }
 
   /** Ends a page session (logout), on record. */
   async logout(sessionId: number, by: { username: string; client: string | null }): Promise<void> {
-    const ended = await this.db.writes.run((t) => this.db.models.Session.destroy({ where: { id: sessionId }, transaction: t }));
+    const ended = await deleteSession(this.db, sessionId);
     if (ended > 0) await appendAudit(this.db, { kind: 'session.revoked', actor: `user:${by.username}`, client: by.client, subject: by.username, details: { how: 'logout' } });
   }
 
   /** Ends the session of this token (by `by`, from client), on record in the audit log. */
   async revoke(token: string, by?: { username: string; client: string | null; how?: string }): Promise<void> {
-    const ended = await this.db.writes.run((t) => this.db.models.Session.destroy({ where: { token_hash: tokenDigest(token) }, transaction: t }));
+    const ended = await deleteSessionByTokenHash(this.db, tokenDigest(token));
     if (ended > 0 && by) {
       await appendAudit(this.db, { kind: 'session.revoked', actor: `user:${by.username}`, client: by.client, subject: by.username, details: { how: by.how ?? 'api' } });
     }

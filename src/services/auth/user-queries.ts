@@ -1,4 +1,5 @@
 import type { Reader } from '../../db/reader.ts';
+import { userRows } from '../../db/users.ts';
 
 /** A user as services hand it out: the id is a decimal string, settings are parsed JSON. */
 export interface PublicUser {
@@ -10,20 +11,9 @@ export interface PublicUser {
   created_at: Date;
 }
 
-interface UserRow {
-  id: number;
-  username: string;
-  email: string;
-  is_admin: number | boolean;
-  rig_ui_settings: string | null;
-  created_at: string | Date;
-}
-
-/** Every user, by username. Plain SQL: the CLI runs it without loading Sequelize. */
+/** Every user, by username (on a plain Reader: the CLI runs it without loading Sequelize). */
 export async function listUsers(reader: Reader): Promise<PublicUser[]> {
-  const rows = await reader.all<UserRow>(
-    'SELECT id, username, email, is_admin, rig_ui_settings, created_at FROM users ORDER BY username_key',
-  );
+  const rows = await userRows(reader);
   return rows.map((r) => ({
     id: String(r.id),
     username: r.username,

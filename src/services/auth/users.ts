@@ -1,6 +1,6 @@
-import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import type { Database } from '../../db/index.ts';
 import type { User } from '../../db/models/index.ts';
+import { deleteUser, insertUser, setPasswordHash, setUserSettings, updateUser, userByLogin, userByName } from '../../db/users.ts';
 import { Conflict, Forbidden, InvalidInput, NotFound, TooLarge } from '../../errors.ts';
 import { appendAudit } from '../audit/log.ts';
 import type { LoginThrottle } from './login-throttle.ts';
@@ -72,29 +72,12 @@ export class UserService {
     }
     checkEmail(input.email);
     const hash = await this.passwords.hash(input.password);
-    const { User } = this.db.models;
-    try {
-      const user = await this.db.writes.run(async (t) => {
-        const clash = await User.findOne({ where: this.#loginWhere(input.username, input.email), transaction: t });
-        if (clash) throw this.#clash(clash, input);
-        return User.create(
-          {
-            username: input.username,
-            username_key: input.username.toLowerCase(),
-            email: input.email,
-            email_key: input.email.toLowerCase(),
-            password_hash: hash,
-            is_admin: input.admin ?? false,
-          },
-          { transaction: t },
-        );
-      });
-      await this.#audit('user.add', by, user.username, { email: user.email, admin: user.is_admin });
-      return toPublicUser(user);
-    } catch (err) {
-      if (err instanceof UniqueConstraintError) throw new Conflict(`user ${input.username} already exists`, 'user_exists');
-      throw err;
-    }
+    const stored = await insertUser(this.db, { username: input.username, email: input.email, password_hash: hash, is_admin: input.admin ?? false });
+    if ('clash' in stored) throw this.#clash(stored.clash, input);
+    if ('duplicate' in stored) throw new Conflict(`user ${input.username} already exists`, 'user_exists');
+    const { user } = stored;
+    await this.#audit('user.add', by, user.username, { email: user.email, admin: user.is_admin });
+    return toPublicUser(user);
   }
 
   /** Changes a user's email and admin flag (what is given); on record with the old and new values. */
@@ -103,24 +86,11 @@ export class UserService {
     if (changes.email !== undefined) checkEmail(changes.email);
     const user = await this.getByName(username);
     const details: Record<string, { from: unknown; to: unknown }> = {};
-    try {
-      await this.db.writes.run(async (t) => {
-        if (changes.email !== undefined && changes.email.toLowerCase() !== user.email_key) {
-          const clash = await this.db.models.User.findOne({ where: { email_key: changes.email.toLowerCase() }, transaction: t });
-          if (clash && clash.id !== user.id) throw new Conflict(`email ${changes.email} is already used by ${clash.username}`, 'email_exists');
-        }
-        if (changes.email !== undefined && changes.email !== user.email) details.email = { from: user.email, to: changes.email };
-        if (changes.admin !== undefined && changes.admin !== user.is_admin) details.admin = { from: user.is_admin, to: changes.admin };
-        const values = {
-          ...(changes.email !== undefined ? { email: changes.email, email_key: changes.email.toLowerCase() } : {}),
-          ...(changes.admin !== undefined ? { is_admin: changes.admin } : {}),
-        };
-        await user.update(values, { transaction: t });
-      });
-    } catch (err) {
-      if (err instanceof UniqueConstraintError) throw new Conflict(`email ${changes.email} is already used`, 'email_exists');
-      throw err;
-    }
+    if (changes.email !== undefined && changes.email !== user.email) details.email = { from: user.email, to: changes.email };
+    if (changes.admin !== undefined && changes.admin !== user.is_admin) details.admin = { from: user.is_admin, to: changes.admin };
+    const stored = await updateUser(this.db, user, { email: changes.email, is_admin: changes.admin });
+    if ('clash' in stored) throw new Conflict(`email ${changes.email} is already used by ${stored.clash.username}`, 'email_exists');
+    if ('duplicate' in stored) throw new Conflict(`email ${changes.email} is already used`, 'email_exists');
     if (Object.keys(details).length > 0) await this.#audit('user.set', by, user.username, details);
     return toPublicUser(user);
   }
@@ -140,11 +110,11 @@ export class UserService {
 
   /** Finds a user by username or email, case-insensitively. */
   async findByLogin(login: string): Promise<User | null> {
-    return this.db.models.User.findOne({ where: this.#loginWhere(login, login) });
+    return userByLogin(this.db, login);
   }
 
   async getByName(username: string): Promise<User> {
-    const user = await this.db.models.User.findOne({ where: { username_key: username.toLowerCase() } });
+    const user = await userByName(this.db, username);
     if (!user) throw new NotFound(`user ${username}`, 'user_not_found');
     return user;
   }
@@ -153,21 +123,14 @@ export class UserService {
   async setPassword(username: string, password: string, by?: ChangedBy): Promise<PublicUser> {
     const user = await this.getByName(username);
     const hash = await this.passwords.hash(password);
-    const ended = await this.db.writes.run(async (t) => {
-      await user.update({ password_hash: hash }, { transaction: t });
-      return this.db.models.Session.destroy({ where: { user_id: user.id }, transaction: t });
-    });
+    const ended = await setPasswordHash(this.db, user, hash);
     await this.#audit('user.passwd', by, user.username, { sessions_ended: ended });
     return toPublicUser(user);
   }
 
   async remove(username: string, by?: ChangedBy): Promise<void> {
     const user = await this.getByName(username);
-    const ended = await this.db.writes.run(async (t) => {
-      const n = await this.db.models.Session.destroy({ where: { user_id: user.id }, transaction: t });
-      await user.destroy({ transaction: t });
-      return n;
-    });
+    const ended = await deleteUser(this.db, user);
     await this.#audit('user.remove', by, user.username, { sessions_ended: ended });
   }
 
@@ -188,16 +151,9 @@ export class UserService {
     if (text !== null && Buffer.byteLength(text, 'utf8') > MAX_SETTINGS_BYTES) {
       throw new TooLarge(`rig_ui_settings is larger than ${MAX_SETTINGS_BYTES} bytes`, 'settings_too_large');
     }
-    const user = await this.db.writes.run(async (t) => {
-      const target = await this.db.models.User.findByPk(id, { transaction: t });
-      if (!target) throw new NotFound(`user ${targetId}`, 'user_not_found');
-      return target.update({ rig_ui_settings: text }, { transaction: t });
-    });
+    const user = await setUserSettings(this.db, id, text);
+    if (!user) throw new NotFound(`user ${targetId}`, 'user_not_found');
     return toPublicUser(user);
-  }
-
-  #loginWhere(username: string, email: string): WhereOptions<User> {
-    return { [Op.or]: [{ username_key: username.toLowerCase() }, { email_key: email.toLowerCase() }] };
   }
 
   #clash(existing: User, input: NewUser): Conflict {

@@ -16,10 +16,8 @@
  * page is read only once the consumer took the previous one (export-stream.ts).
  */
 import type { Readable } from 'node:stream';
-import { captureStorePath } from '../../db/capture-store/layout.ts';
 import { NotInStore, openTablePages, type PageOptions } from '../../db/capture-store/pages.ts';
-import { CAPTURE_STORE_SCHEMA } from '../../db/capture-store/postgres-schema.ts';
-import { isPostgresUrl, redactText } from '../../db/database-url.ts';
+import { captureStoreName } from '../../db/capture-store/name.ts';
 import { Conflict, InvalidInput } from '../../errors.ts';
 import { EXPORT_FORMATS, ExportStream, type ExportFormat } from './export-stream.ts';
 import type { CaptureService } from './service.ts';
@@ -53,11 +51,6 @@ export interface ExportOptions {
 
 export function isExportFormat(value: string): value is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(value);
-}
-
-/** Where the store is, for messages (never the database password). */
-function storeName(dataDir: string, url: string): string {
-  return isPostgresUrl(url) ? `${redactText(url)}#${CAPTURE_STORE_SCHEMA}` : captureStorePath(dataDir);
 }
 
 /**
@@ -96,7 +89,7 @@ async function openExport(captures: CaptureService, dataDir: string, id: number,
   } catch (err) {
     if (!(err instanceof NotInStore)) throw err;
     const what = err.missing ? `lacks its column(s) ${err.missing.join(', ')}` : 'is not there';
-    throw new Conflict(`capture ${id}'s table ${table.name} ${what} in the capture store ${storeName(dataDir, databaseUrl)}: it is not imported`, 'capture_not_imported');
+    throw new Conflict(`capture ${id}'s table ${table.name} ${what} in the capture store ${captureStoreName(dataDir, databaseUrl)}: it is not imported`, 'capture_not_imported');
   }
   if (!pages) throw new Conflict('the capture store does not exist yet: no capture has been imported', 'capture_not_imported');
   const stream = new ExportStream(pages, columns, format, opts.onClose);

@@ -5,9 +5,9 @@
  * capture is never half there. Only ingested captures are queued: a queued or ingesting one is on its
  * way already, a failed one is `rigd ingest KEY`'s to retry.
  */
-import { Op, type WhereOptions } from 'sequelize';
+import { captureById, captureJob, ingestedCaptureIds } from '../../db/captures.ts';
 import type { Database } from '../../db/index.ts';
-import { captureState, type Capture } from '../../db/models/capture.ts';
+import { captureState } from '../../db/models/capture.ts';
 import { InvalidInput } from '../../errors.ts';
 import type { CaptureService } from './service.ts';
 
@@ -31,14 +31,11 @@ export interface Requeued {
 /** Captures queued per write transaction: the write path is never held long. */
 const BATCH = 100;
 
-function selection(filter: ReimportFilter): WhereOptions<Capture> {
+function selection(filter: ReimportFilter): { rig?: string; since?: Date } {
   if (!filter.all && filter.rig === undefined && filter.since === undefined) {
     throw new InvalidInput('say which captures to import again: --all, --rig ID or --since T', [{ field: 'filter', message: 'none given' }]);
   }
-  const where: Record<string, unknown> = { '$job.state$': 'done' };
-  if (filter.rig !== undefined) where.rig_id = filter.rig.toLowerCase();
-  if (filter.since !== undefined) where['$job.finished_at$'] = { [Op.gte]: filter.since };
-  return where as WhereOptions<Capture>;
+  return { ...(filter.rig !== undefined ? { rig: filter.rig.toLowerCase() } : {}), ...(filter.since !== undefined ? { since: filter.since } : {}) };
 }
 
 /**
@@ -47,24 +44,17 @@ function selection(filter: ReimportFilter): WhereOptions<Capture> {
  */
 export async function reimportCaptures(db: Database, captures: CaptureService, filter: ReimportFilter): Promise<Requeued[]> {
   const where = selection(filter);
-  const { Capture: CaptureModel, Job } = db.models;
   const queued: Requeued[] = [];
   let after = 0;
   for (;;) {
-    const page = await CaptureModel.findAll({
-      attributes: ['id'],
-      where: { ...where, id: { [Op.gt]: after } } as WhereOptions<Capture>,
-      include: [{ association: 'job', required: true, attributes: [] }],
-      order: [['id', 'ASC']],
-      limit: BATCH,
-    });
+    const page = await ingestedCaptureIds(db, where, after, BATCH);
     if (page.length === 0) return queued;
-    after = page[page.length - 1]!.id;
+    after = page[page.length - 1]!;
     const done = await db.writes.run(async (transaction) => {
       const out: Requeued[] = [];
-      for (const { id } of page) {
-        const row = await CaptureModel.findByPk(id, { transaction });
-        const job = row?.job_id ? await Job.findByPk(row.job_id, { transaction }) : null;
+      for (const id of page) {
+        const row = await captureById(db, id, transaction);
+        const job = row ? await captureJob(db, row, transaction) : null;
         if (!row || captureState(job?.state) !== 'ingested') continue;
         const next = await captures.enqueueIn(transaction, row);
         out.push({ id: row.id, key: row.key, rig_id: row.rig_id, job_id: next!.id });

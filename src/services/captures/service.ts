@@ -3,13 +3,15 @@
  * over or a notice names the object, and queued for ingestion by enqueueing its job. The capture
  * row and its job commit in one write transaction; the capture's run state is its job's.
  */
-import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
 import { captureOnce } from '../../db/capture-rows.ts';
-import type { Database } from '../../db/index.ts';
+import { captureJob, capturesWithJobs, captureWithJob, jobById, setCaptureJob } from '../../db/captures.ts';
+import type { Database, Transaction } from '../../db/index.ts';
 import { CAPTURE_STATES, captureState, jobStateOf, type Capture, type CaptureState } from '../../db/models/capture.ts';
 import type { Job } from '../../db/models/job.ts';
 import type { Upload } from '../../db/models/upload.ts';
+import { currentProjectOf } from '../../db/rigs.ts';
+import { uploadOfVersion } from '../../db/uploads.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
 import { CAPTURE_JOB, type CaptureJob } from '../../ingest/ingester.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
@@ -103,7 +105,7 @@ export class CaptureService {
   async uploaded(upload: Upload): Promise<Queued | null> {
     if (!isCaptureKey(upload.key) || !upload.etag) return null;
     let project = upload.project;
-    if (!project && upload.rig_id) project = (await this.db.models.Rig.findByPk(upload.rig_id))?.current_project ?? null;
+    if (!project && upload.rig_id) project = await currentProjectOf(this.db, upload.rig_id);
     const origin: Origin = { rigId: upload.rig_id, project, uploadId: upload.id };
     const version: Version = { key: upload.key, etag: normaliseEtag(upload.etag), size: Number(upload.bytes_seen) };
     const q = await this.#settle(version, origin, this.config.ingest.auto_enqueue ? 'queue' : 'find');
@@ -161,14 +163,13 @@ export class CaptureService {
   }
 
   async #settleIn(transaction: Transaction, v: Version, origin: Origin, want: Want) {
-    const { Job } = this.db.models;
     const bucket = this.storage.bucket;
     const { row, created } = await captureOnce(
       this.db,
       { bucket, key: v.key, etag: v.etag, size: v.size, rig_id: origin.rigId, project: origin.project, upload_id: origin.uploadId, version_id: v.versionId ?? null },
       transaction,
     );
-    let job: Job | null = row.job_id ? await Job.findByPk(row.job_id, { transaction }) : null;
+    let job: Job | null = await captureJob(this.db, row, transaction);
     const state = captureState(job?.state);
     const queueNow = QUEUES_FROM[want].includes(state);
     if (queueNow) job = await this.enqueueIn(transaction, row, v.versionId);
@@ -193,48 +194,38 @@ export class CaptureService {
   async enqueueIn(transaction: Transaction, row: Capture, versionId?: string | null): Promise<Job | null> {
     const group = `rig:${row.rig_id ?? '-'}`;
     const info = await enqueue<CaptureJob>(CAPTURE_JOB, { captureId: row.id }, { transaction, maxAttempts: this.config.ingest.max_attempts, group });
-    await row.update({ job_id: info.id, ...(versionId && !row.version_id ? { version_id: versionId } : {}) }, { transaction });
-    return this.db.models.Job.findByPk(info.id, { transaction });
+    await setCaptureJob(row, info.id, versionId, transaction);
+    return jobById(this.db, info.id, transaction);
   }
 
   /** The upload that brought this version (else the latest of the key): its rig and project, else the rig's current project. */
   async #origin(key: string, etag: string): Promise<Origin> {
-    const { Upload, Rig } = this.db.models;
-    const upload =
-      (await Upload.findOne({ where: { key, etag }, order: [['id', 'DESC']] })) ??
-      (await Upload.findOne({ where: { key }, order: [['id', 'DESC']] }));
+    const upload = await uploadOfVersion(this.db, key, etag);
     if (!upload) return { rigId: null, project: null, uploadId: null };
     let project = upload.project;
-    if (!project && upload.rig_id) project = (await Rig.findByPk(upload.rig_id))?.current_project ?? null;
+    if (!project && upload.rig_id) project = await currentProjectOf(this.db, upload.rig_id);
     return { rigId: upload.rig_id, project, uploadId: upload.id };
   }
 
   /** Newest first; the state filter reads the job through the join. */
   async list(opts: ListOptions = {}): Promise<CapturePage> {
-    const where: WhereOptions<Capture> = {};
-    if (opts.state !== undefined) {
-      if (!(CAPTURE_STATES as readonly string[]).includes(opts.state)) {
-        throw new InvalidInput(`state must be one of ${CAPTURE_STATES.join(', ')}`, [{ field: 'state', message: 'unknown state' }]);
-      }
-      const jobState = jobStateOf(opts.state as CaptureState);
-      Object.assign(where, jobState === null ? { '$job.id$': null } : { '$job.state$': jobState });
+    if (opts.state !== undefined && !(CAPTURE_STATES as readonly string[]).includes(opts.state)) {
+      throw new InvalidInput(`state must be one of ${CAPTURE_STATES.join(', ')}`, [{ field: 'state', message: 'unknown state' }]);
     }
-    if (opts.rig !== undefined) Object.assign(where, { rig_id: opts.rig.toLowerCase() });
-    if (opts.project !== undefined) Object.assign(where, { project: opts.project });
-    if (opts.before !== undefined) Object.assign(where, { id: { [Op.lt]: opts.before } });
+    const filter = {
+      ...(opts.state !== undefined ? { jobState: jobStateOf(opts.state as CaptureState) } : {}),
+      ...(opts.rig !== undefined ? { rig: opts.rig.toLowerCase() } : {}),
+      ...(opts.project !== undefined ? { project: opts.project } : {}),
+      ...(opts.before !== undefined ? { before: opts.before } : {}),
+    };
     const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
-    const rows = await this.db.models.Capture.findAll({
-      where,
-      include: [{ association: 'job', required: false }],
-      order: [['id', 'DESC']],
-      limit: limit + 1,
-    });
+    const rows = await capturesWithJobs(this.db, filter, limit + 1);
     const page = rows.slice(0, limit);
     return { captures: page.map((c) => this.view(c)), next_before: rows.length > limit ? page[page.length - 1]!.id : null };
   }
 
   async get(id: number): Promise<CaptureView> {
-    const row = Number.isSafeInteger(id) ? await this.db.models.Capture.findByPk(id, { include: [{ association: 'job', required: false }] }) : null;
+    const row = Number.isSafeInteger(id) ? await captureWithJob(this.db, id) : null;
     if (!row) throw new NotFound(`capture ${id}`);
     return this.view(row);
   }

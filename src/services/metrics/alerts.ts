@@ -1,4 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
+import { openIncidentTally } from '../../db/incidents.ts';
 import type { Reader } from '../../db/reader.ts';
 import { INCIDENT_KINDS } from '../alerts/event.ts';
 
@@ -10,9 +11,8 @@ export function registerAlertMetrics(registers: Registry[], reader: Reader): voi
     labelNames: ['kind'],
     registers,
     async collect() {
-      const rows = await reader.all<{ kind: string; n: number }>('SELECT kind, COUNT(*) AS n FROM incidents WHERE resolved_at IS NULL GROUP BY kind');
       const counts = new Map<string, number>(INCIDENT_KINDS.map((k) => [k, 0]));
-      for (const r of rows) counts.set(r.kind, Number(r.n));
+      for (const [kind, n] of await openIncidentTally(reader)) counts.set(kind, n);
       for (const [kind, n] of counts) this.set({ kind }, n);
     },
   });

@@ -1,6 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
+import { rigRhythms } from '../../db/rigs/listing.ts';
 import { rhythmOf } from '../rigs/view.ts';
 import { RIG_STATUSES, rigStatus } from '../rigs/status.ts';
 
@@ -12,7 +13,7 @@ export function registerFleetMetrics(registers: Registry[], reader: Reader, conf
     labelNames: ['status'],
     registers,
     async collect() {
-      const rows = await reader.all<{ last_seen_at: string | Date; report_interval_s: number | null; report_intervals: number | null }>('SELECT last_seen_at, report_interval_s, report_intervals FROM rigs');
+      const rows = await rigRhythms(reader);
       const now = new Date();
       const counts = new Map<string, number>(RIG_STATUSES.map((s) => [s, 0]));
       for (const r of rows) {

@@ -1,6 +1,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { captureTally } from '../../db/captures.ts';
+import { jobTally } from '../../db/job-tally.ts';
 import type { Reader } from '../../db/reader.ts';
-import { CAPTURE_STATES, captureStateSql } from '../../db/models/capture-state.ts';
+import { CAPTURE_STATES } from '../../db/models/capture-state.ts';
 import { JOB_STATES } from '../../db/models/job.ts';
 import { CAPTURE_JOB } from '../../ingest/ingester.ts';
 import type { RunOutcome } from '../../jobs/runner.ts';
@@ -8,15 +10,10 @@ import { sharedRead } from './shared-read.ts';
 
 const SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
-async function countBy(reader: Reader, table: 'jobs' | 'captures'): Promise<Map<string, number>> {
-  // A capture's state is its job's, read through the join; jobs are counted by state and by state of
-  // capture jobs alone ("capture:queued"), the ingest queue's depth.
-  const sql =
-    table === 'jobs'
-      ? `SELECT state, COUNT(*) AS n, SUM(CASE WHEN kind = '${CAPTURE_JOB}' THEN 1 ELSE 0 END) AS captures FROM jobs GROUP BY state`
-      : `SELECT ${captureStateSql('j')} AS state, COUNT(*) AS n FROM captures c LEFT JOIN jobs j ON j.id = c.job_id GROUP BY 1`;
-  const rows = await reader.all<{ state: string; n: number | string; captures?: number | string | null }>(sql);
-  return new Map(rows.flatMap((r) => [[r.state, Number(r.n)] as const, [`capture:${r.state}`, Number(r.captures ?? 0)] as const]));
+/** Jobs by state, and capture jobs alone by state ("capture:queued"): the ingest queue's depth. */
+async function jobCounts(reader: Reader): Promise<Map<string, number>> {
+  const tally = await jobTally(reader, CAPTURE_JOB);
+  return new Map([...tally].flatMap(([state, t]) => [[state, t.n] as const, [`capture:${state}`, t.ofKind] as const]));
 }
 
 /**
@@ -28,7 +25,7 @@ export class IngestMetrics {
   readonly #failures: Counter<'kind' | 'outcome'>;
 
   constructor(registers: Registry[], reader: Reader) {
-    const jobStates = sharedRead(() => countBy(reader, 'jobs'));
+    const jobStates = sharedRead(() => jobCounts(reader));
     new Gauge({
       name: 'rigd_jobs',
       help: 'Queue jobs by state (queued, running, done, failed), read when scraped.',
@@ -54,7 +51,8 @@ export class IngestMetrics {
       labelNames: ['state'],
       registers,
       async collect() {
-        const by = await countBy(reader, 'captures');
+        // A capture's state is its job's, read through the join.
+        const by = await captureTally(reader);
         for (const state of CAPTURE_STATES) this.set({ state }, by.get(state) ?? 0);
       },
     });

@@ -1,5 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Reader } from '../../db/reader.ts';
+import { uploadTally } from '../../db/uploads.ts';
 import type { UploadState } from '../../db/models/upload.ts';
 import { sharedRead } from './shared-read.ts';
 
@@ -7,12 +8,7 @@ const UPLOAD_STATES: UploadState[] = ['reserved', 'uploaded', 'expired'];
 
 /** Uploads by state, and their announced bytes, read from the uploads table when scraped. */
 export function registerUploadMetrics(registers: Registry[], reader: Reader): void {
-  const read = sharedRead(async () => {
-    const rows = await reader.all<{ state: string; n: number | string; bytes: number | string | null }>(
-      'SELECT state, COUNT(*) AS n, SUM(expected_size) AS bytes FROM uploads GROUP BY state',
-    );
-    return new Map(rows.map((r) => [r.state, r]));
-  });
+  const read = sharedRead(() => uploadTally(reader));
   new Gauge({
     name: 'rigd_uploads',
     help: 'Uploads by state (reserved, uploaded, expired).',

@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { ConnectionError, DatabaseError } from 'sequelize';
+import { isDriverFailure } from '../../db/faults.ts';
 import type { WriteObserver } from '../../db/write-path.ts';
 import { DomainError } from '../../errors.ts';
 
@@ -67,8 +67,6 @@ export class WriteMetrics {
  * that into "unavailable". A refusal thrown inside a transaction (not found, conflict) is not one.
  */
 export function isWriteFailure(error: unknown): boolean {
-  if (error instanceof DatabaseError || error instanceof ConnectionError) return true;
-  if (error instanceof DomainError) return error.kind === 'unavailable';
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_');
+  if (isDriverFailure(error)) return true;
+  return error instanceof DomainError && error.kind === 'unavailable';
 }

@@ -3,7 +3,7 @@
  * of each incident transition, so the notify jobs commit (or roll back) with the transition.
  */
 import { randomUUID } from 'node:crypto';
-import type { Transaction } from 'sequelize';
+import type { Transaction } from '../../db/index.ts';
 import type { NotifyConfig } from '../../config/notify.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import { attemptsFor, NOTIFY_JOB, payloadFor } from './job.ts';

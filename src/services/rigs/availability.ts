@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.ts';
-import { secondsBetween, type Reader } from '../../db/reader.ts';
-import { sqlTime } from './history.ts';
+import type { Reader } from '../../db/reader.ts';
+import { reportBounds, reportGaps, reportTimesSince } from '../../db/rigs/availability.ts';
 
 /**
  * When a rig was offline, derived at read time from its report history (nothing is stored): a gap
@@ -60,24 +60,8 @@ interface Gap {
 
 /** Offline gaps of one rig that end after `since` (the report before `since` is paired too). */
 async function gapsSince(reader: Reader, rigId: string, since: Date, offlineAfterS: number): Promise<{ gaps: Gap[]; first: number | null; last: number | null }> {
-  const sinceText = sqlTime(since);
-  const [gapRows, bounds] = await Promise.all([
-    reader.all<{ prev: string; received_at: string }>(
-      `WITH r AS (
-         SELECT received_at, LAG(received_at) OVER (ORDER BY received_at) AS prev
-         FROM rig_reports
-         WHERE rig_id = ? AND received_at >= COALESCE((SELECT MAX(received_at) FROM rig_reports WHERE rig_id = ? AND received_at < ?), ?)
-       )
-       SELECT prev, received_at FROM r
-       WHERE prev IS NOT NULL AND ${secondsBetween(reader, 'received_at', 'prev')} > ?
-       ORDER BY received_at`,
-      [rigId, rigId, sinceText, sinceText, offlineAfterS],
-    ),
-    reader.all<{ first: string | null; last: string | null }>('SELECT MIN(received_at) AS first, MAX(received_at) AS last FROM rig_reports WHERE rig_id = ?', [rigId]),
-  ]);
-  const toMs = (v: string | Date | null) => (v === null ? null : new Date(v).getTime());
-  const gaps: Gap[] = gapRows.map((g) => ({ start: new Date(g.prev).getTime(), end: new Date(g.received_at).getTime() }));
-  return { gaps, first: toMs(bounds[0]?.first ?? null), last: toMs(bounds[0]?.last ?? null) };
+  const [gaps, bounds] = await Promise.all([reportGaps(reader, rigId, since, offlineAfterS), reportBounds(reader, rigId)]);
+  return { gaps, ...bounds };
 }
 
 /** Closes the history with the open gap since the last report, if it is older than offline_after_s. */
@@ -173,18 +157,7 @@ export function storedTimeMs(text: string, start: number, end: number): number {
 export async function fleetStretches(reader: Reader, config: AvailabilityConfig, now: Date): Promise<Map<string, Stretch>> {
   const offlineAfterMs = config.rigs.offline_after_s * 1000;
   const from = new Date(now.getTime() - Math.max(STRETCH_LOOKBACK_S * 1000, 2 * offlineAfterMs));
-  // PostgreSQL hands back the same text as SQLite stores ("2026-11-23 07:37:30.123 +00:00"); SQLite's
-  // CROSS JOIN keeps rigs as the outer loop (PostgreSQL plans the join itself and has no CROSS JOIN ... ON).
-  const times =
-    reader.engine === 'postgres'
-      ? `string_agg(to_char(r.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS "+00:00"'), ',' ORDER BY r.received_at)`
-      : `group_concat(r.received_at, ',' ORDER BY r.received_at)`;
-  const rows = await reader.all<{ rig_id: string; times: string }>(
-    `SELECT g.id AS rig_id, ${times} AS times
-     FROM rigs g ${reader.engine === 'postgres' ? 'JOIN' : 'CROSS JOIN'} rig_reports r ON r.rig_id = g.id AND r.received_at >= ?
-     GROUP BY g.id`,
-    [sqlTime(from)],
-  );
+  const rows = await reportTimesSince(reader, from);
   const out = new Map<string, Stretch>();
   for (const r of rows) {
     // Oldest first: walk back from the newest report to the first gap (no array of all the times).

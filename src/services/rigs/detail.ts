@@ -1,7 +1,10 @@
 import type { Config } from '../../config/schema.ts';
-import { captureStateSql, type CaptureState } from '../../db/models/capture-state.ts';
+import { rigCaptures } from '../../db/captures.ts';
+import type { CaptureState } from '../../db/models/capture-state.ts';
 import type { UploadState } from '../../db/models/upload.ts';
 import type { Reader } from '../../db/reader.ts';
+import { fixRows } from '../../db/rigs/listing.ts';
+import { rigUploads } from '../../db/uploads.ts';
 import { rigAvailability, type Availability } from './availability.ts';
 import { rigNotFound, findRig } from './lookup.ts';
 import { MIN_INTERVALS, statusMeaning, type RigStatus } from './status.ts';
@@ -109,30 +112,16 @@ export function positionRuns(rows: { received_at: string | Date; latitude: numbe
 }
 
 /**
- * Everything about one rig, in plain SQL (the CLI runs it without Sequelize). An id that is not a
+ * Everything about one rig, on a plain Reader (the CLI runs it without Sequelize). An id that is not a
  * DNS label, or that no rig has, is NotFound "rig X not found".
  */
 export async function rigDetail(reader: Reader, config: DetailConfig, rawId: string, now: Date): Promise<RigDetail> {
   const rig = await findRig(reader, config, rawId, now);
   if (!rig) throw rigNotFound(rawId);
-  const [positions, uploads, uploadCount, captures, captureCount, availability] = await Promise.all([
-    reader.all<{ received_at: string | Date; latitude: number; longitude: number }>(
-      'SELECT received_at, latitude, longitude FROM rig_reports WHERE rig_id = ? AND latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY received_at DESC, id DESC LIMIT ?',
-      [rig.id, POSITION_SCAN],
-    ),
-    reader.all<{ id: number; key: string; state: UploadState; expected_size: number; bytes_seen: number; project: string | null; created_at: string | Date; completed_at: string | Date | null }>(
-      'SELECT id, key, state, expected_size, bytes_seen, project, created_at, completed_at FROM uploads WHERE rig_id = ? ORDER BY id DESC LIMIT ?',
-      [rig.id, DETAIL_ITEMS],
-    ),
-    reader.all<{ n: number }>('SELECT COUNT(*) AS n FROM uploads WHERE rig_id = ?', [rig.id]),
-    reader.all<{ id: number; key: string; state: CaptureState; size: number | null; project: string | null; error_code: string | null; created_at: string | Date; updated_at: string | Date }>(
-      `SELECT c.id, c.key, ${captureStateSql('j')} AS state, c.size, c.project, j.error_code,
-              c.created_at, CASE WHEN j.updated_at > c.updated_at THEN j.updated_at ELSE c.updated_at END AS updated_at
-         FROM captures c LEFT JOIN jobs j ON j.id = c.job_id
-        WHERE c.rig_id = ? ORDER BY c.id DESC LIMIT ?`,
-      [rig.id, DETAIL_ITEMS],
-    ),
-    reader.all<{ n: number }>('SELECT COUNT(*) AS n FROM captures WHERE rig_id = ?', [rig.id]),
+  const [positions, uploads, captures, availability] = await Promise.all([
+    fixRows(reader, rig.id, { limit: POSITION_SCAN }),
+    rigUploads(reader, rig.id, DETAIL_ITEMS),
+    rigCaptures(reader, rig.id, DETAIL_ITEMS),
     rigAvailability(reader, config, rig.id, now),
   ]);
   return {
@@ -154,8 +143,8 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
     first_seen: timeView(rig.created_at, now),
     positions: positionRuns(positions, DETAIL_POSITIONS),
     uploads: {
-      total: Number(uploadCount[0]?.n ?? 0),
-      recent: uploads.map((u) => ({
+      total: uploads.total,
+      recent: uploads.recent.map((u) => ({
         id: Number(u.id),
         key: u.key,
         state: u.state,
@@ -167,8 +156,8 @@ export async function rigDetail(reader: Reader, config: DetailConfig, rawId: str
       })),
     },
     captures: {
-      total: Number(captureCount[0]?.n ?? 0),
-      recent: captures.map((c) => ({
+      total: captures.total,
+      recent: captures.recent.map((c) => ({
         id: Number(c.id),
         key: c.key,
         state: c.state,

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
+import { firstReported } from '../../db/rigs/listing.ts';
 import { listRigs } from './queries.ts';
 import { RIG_STATUSES, compareRigIds, type RigStatus } from './status.ts';
 import { compareVersions, newestVersion } from './version-order.ts';
@@ -41,17 +42,8 @@ export async function fleetSummary(reader: Reader, config: FleetConfig, now: Dat
   const rigs = await listRigs(reader, config, now);
   // One index lookup per (branch, version) the fleet is on now (rig_reports_branch_version_received_at).
   const pairs = [...new Map(rigs.map((r) => [`${r.branch}\u0000${r.version}`, r])).values()];
-  const firsts = (
-    await Promise.all(
-      pairs.map((p) =>
-        reader.all<{ branch: string; version: string; first: string | null }>(
-          'SELECT ? AS branch, ? AS version, MIN(received_at) AS first FROM rig_reports WHERE branch = ? AND version = ?',
-          [p.branch, p.version, p.branch, p.version],
-        ),
-      ),
-    )
-  ).flatMap((rows) => rows.filter((r): r is { branch: string; version: string; first: string } => r.first !== null));
-  const firstOf = new Map(firsts.map((f) => [`${f.branch}\u0000${f.version}`, new Date(f.first).getTime()]));
+  const firsts = await firstReported(reader, pairs);
+  const firstOf = new Map(firsts.map((f) => [`${f.branch}\u0000${f.version}`, f.first.getTime()]));
   const byStatus = Object.fromEntries(RIG_STATUSES.map((s) => [s, 0])) as Record<RigStatus, number>;
   const branches = new Map<string, typeof rigs>();
   for (const r of rigs) {

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
+import { historyRows } from '../../db/rigs/listing.ts';
 import { findRig, rigNotFound } from './lookup.ts';
-import type { RigReportView } from './view.ts';
 
 /**
  * One report of the history under the interface's field names (the names a rig sends), the same in
@@ -31,15 +31,7 @@ export interface RigHistory {
 /** Largest history one call returns (newest first). */
 export const HISTORY_LIMIT = 100_000;
 
-/** A history row as the reader returns it (SQLite gives the time as text). */
-type ReportRow = Omit<RigReportView, 'received_at'> & { received_at: string | Date };
-
-/** How Sequelize writes DATE columns ("2026-11-23 07:37:30.123 +00:00"), so a text comparison in SQLite is a time comparison. */
-export function sqlTime(d: Date): string {
-  return `${d.toISOString().replace('T', ' ').replace('Z', '')} +00:00`;
-}
-
-/** A rig's reports received at or after `since`, newest first, at most `limit`. Plain SQL. */
+/** A rig's reports received at or after `since`, newest first, at most `limit`. */
 export async function rigHistory(
   reader: Reader,
   config: Pick<Config, 'rigs' | 'vpn' | 'alerts'>,
@@ -50,10 +42,7 @@ export async function rigHistory(
   const rig = await findRig(reader, config, rawId, now);
   if (!rig) throw rigNotFound(rawId);
   const limit = Math.min(Math.max(q.limit ?? HISTORY_LIMIT, 1), HISTORY_LIMIT);
-  const rows = await reader.all<ReportRow>(
-    'SELECT received_at, serial, lan_ip, peer_address, version, branch, latitude, longitude FROM rig_reports WHERE rig_id = ? AND received_at >= ? ORDER BY received_at DESC, id DESC LIMIT ?',
-    [rig.id, sqlTime(q.since), limit + 1],
-  );
+  const rows = await historyRows(reader, rig.id, q.since, limit + 1);
   return {
     rig: rig.id,
     since: q.since.toISOString(),

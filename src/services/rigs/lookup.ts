@@ -1,8 +1,9 @@
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
+import { rigRow } from '../../db/rigs/listing.ts';
 import { NotFound } from '../../errors.ts';
 import { parseRigId } from './report-input.ts';
-import { rigView, type RigRow, type RigView } from './view.ts';
+import { rigView, type RigView } from './view.ts';
 
 /** "rig X not found", X shown printable and short whatever was asked for. */
 export function rigNotFound(rawId: string): NotFound {
@@ -10,7 +11,7 @@ export function rigNotFound(rawId: string): NotFound {
   return new NotFound(`rig ${shown.length > 80 ? `${shown.slice(0, 80)}...` : shown}`, 'rig_not_found');
 }
 
-/** One rig with its status computed at `now`, or null (also for an id no rig can have). Plain SQL. */
+/** One rig with its status computed at `now`, or null (also for an id no rig can have). */
 export async function findRig(reader: Reader, config: Pick<Config, 'rigs' | 'vpn' | 'alerts'>, rawId: string, now: Date): Promise<RigView | null> {
   let id: string;
   try {
@@ -18,9 +19,6 @@ export async function findRig(reader: Reader, config: Pick<Config, 'rigs' | 'vpn
   } catch {
     return null; // not a DNS label: no rig can have it
   }
-  const rows = await reader.all<RigRow>(
-    'SELECT id, serial, lan_ip, vpn_address, bound_address, version, branch, latitude, longitude, last_seen_at, current_project, created_at, report_interval_s, report_intervals FROM rigs WHERE id = ?',
-    [id],
-  );
-  return rows[0] ? rigView(rows[0], config, now) : null;
+  const row = await rigRow(reader, id);
+  return row ? rigView(row, config, now) : null;
 }

@@ -1,6 +1,5 @@
 import type { Database } from '../../db/index.ts';
 import { deleteReportsBefore, newestReportAt, reportClockNow } from '../../db/rigs.ts';
-import { sqlTime } from './history.ts';
 
 export interface RetentionOptions {
   /** Rows deleted per write transaction. @default 500 */
@@ -89,10 +88,9 @@ export class RigRetention {
   }
 
   async #prune(cutoff: Date): Promise<number> {
-    const before = sqlTime(cutoff);
     let total = 0;
     while (!this.#stopped) {
-      const deleted = await this.#db.writes.run((transaction) => deleteReportsBefore(this.#db, before, this.#batchSize, transaction));
+      const deleted = await deleteReportsBefore(this.#db, cutoff, this.#batchSize);
       total += deleted;
       if (deleted < this.#batchSize) break;
       // Writes queued meanwhile (report batches) are ahead of the next batch on the write path;

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../db/index.ts';
-import type { Rig } from '../../db/models/index.ts';
 import { reportsOf, rigBoundTo, setBinding } from '../../db/rigs.ts';
+import { rigRow } from '../../db/rigs/listing.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
 import { silentLogger } from '../../log.ts';
 import { identityEvents, type RecordIdentityEvent } from './identity-events.ts';
@@ -12,7 +12,7 @@ import { parseRigId, parseRigReport } from './report-input.ts';
 import { RigRetention, type RetentionOptions } from './retention.ts';
 import { RigListCache } from './list-cache.ts';
 import { listRigs } from './queries.ts';
-import { rigView, type RigReportView, type RigView } from './view.ts';
+import { rigView, type RigReportView, type RigRow, type RigView } from './view.ts';
 import type { RigStatus } from './status.ts';
 
 export interface HistoryQuery {
@@ -97,7 +97,7 @@ export class RigService {
     if (!isIP(address)) throw new InvalidInput('address must be an IP address', [{ field: 'address', message: 'not an IP address' }]);
     // As reports see peers: an IPv4-mapped IPv6 address is its IPv4 address.
     const bound = address.toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
-    const before = await this.#db.models.Rig.findByPk(id, { raw: true });
+    const before = await rigRow(this.#db.reader, id);
     if (!before || !(await setBinding(this.#db, id, bound))) throw rigNotFound(rawId);
     this.#events('rig_rebind', { rig: id, from: before.bound_address ?? null, to: bound });
     return bound;
@@ -106,7 +106,7 @@ export class RigService {
   /** `rigd rigs forget ID`: unbinds the rig; the next report, from any address, binds it again. History stays. */
   async forget(rawId: string): Promise<void> {
     const id = parseRigId(rawId);
-    const before = await this.#db.models.Rig.findByPk(id, { raw: true });
+    const before = await rigRow(this.#db.reader, id);
     if (!before || !(await setBinding(this.#db, id, null))) throw rigNotFound(rawId);
     this.#events('rig_forget', { rig: id, from: before.bound_address ?? null });
   }
@@ -116,7 +116,7 @@ export class RigService {
     return rigBoundTo(this.#db, address);
   }
 
-  #view(rig: Rig, now: Date): RigView {
+  #view(rig: RigRow, now: Date): RigView {
     return rigView(rig, this.#config, now);
   }
 
@@ -126,7 +126,7 @@ export class RigService {
   }
 
   async get(rawId: string): Promise<RigView> {
-    const rig = (await this.#db.models.Rig.findByPk(parseRigId(rawId), { raw: true })) as Rig | null;
+    const rig = await rigRow(this.#db.reader, parseRigId(rawId));
     if (!rig) throw new NotFound('rig', 'rig_not_found');
     return this.#view(rig, this.#now());
   }

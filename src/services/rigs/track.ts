@@ -1,7 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import type { Reader } from '../../db/reader.ts';
-import { sqlTime } from './history.ts';
-import { LAST_FIX_SQL } from './last-fix.ts';
+import { fixRows, mapRows } from '../../db/rigs/listing.ts';
 import { rhythmOf } from './view.ts';
 import { rigStatus, type RigStatus } from './status.ts';
 
@@ -29,17 +28,12 @@ export const TRACK_MAX_POINTS = 5000;
 /** Degrees to 6 decimals (about 0.1 m): what a GPS fix carries, in a third of the bytes of a double's text. */
 const degrees = (value: number) => Math.round(Number(value) * 1e6) / 1e6;
 
-type MapRow = { id: string; latitude: number; longitude: number; last_seen_at: string | Date; branch: string; version: string; fix_at?: string | Date; report_interval_s?: number | null; report_intervals?: number | null };
-
 /**
  * Every rig with a position, with its status now: where its last report put it, or, for a rig whose
  * last report had no fix, its last known fix from the report history (marked with `last_fix`).
  */
 export async function mapRigs(reader: Reader, config: Pick<Config, 'rigs' | 'alerts'>, now: Date): Promise<MapRig[]> {
-  const [current, lastKnown] = await Promise.all([
-    reader.all<MapRow>('SELECT id, latitude, longitude, last_seen_at, branch, version, report_interval_s, report_intervals FROM rigs WHERE latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY id', []),
-    reader.all<MapRow>(LAST_FIX_SQL, []),
-  ]);
+  const { current, lastKnown } = await mapRows(reader);
   const rows = [...current, ...lastKnown].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return rows.map((r) => {
     const last = new Date(r.last_seen_at);
@@ -62,10 +56,7 @@ export async function mapRigs(reader: Reader, config: Pick<Config, 'rigs' | 'ale
  */
 export async function rigTrack(reader: Reader, rigId: string, now: Date): Promise<[number, number][]> {
   const since = new Date(now.getTime() - TRACK_HOURS * 3600_000);
-  const rows = await reader.all<{ latitude: number; longitude: number }>(
-    'SELECT latitude, longitude FROM rig_reports WHERE rig_id = ? AND received_at >= ? AND latitude IS NOT NULL AND longitude IS NOT NULL ORDER BY received_at DESC, id DESC LIMIT ?',
-    [rigId, sqlTime(since), TRACK_MAX_POINTS],
-  );
+  const rows = await fixRows(reader, rigId, { since, limit: TRACK_MAX_POINTS });
   const track: [number, number][] = [];
   for (const r of rows.reverse()) {
     const last = track[track.length - 1];

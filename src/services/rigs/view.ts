@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import type { ReportRow } from '../../db/rigs.ts';
+import type { RigRow } from '../../db/rigs/listing.ts';
 import { MIN_INTERVALS, rigStatus, type Rhythm, type RigStatus } from './status.ts';
 
 /** A rig as tools and pages see it. */
@@ -27,24 +28,7 @@ export interface RigView {
 /** One history row (device location record): a stored report without its rig id. */
 export type RigReportView = Omit<ReportRow, 'rig_id' | 'received_at'> & { received_at: Date };
 
-/** A rigs row as the database returns it (dates may come back as text). */
-export interface RigRow {
-  id: string;
-  serial: string;
-  lan_ip: string | null;
-  vpn_address: string;
-  bound_address?: string | null;
-  version: string;
-  branch: string;
-  latitude: number | null;
-  longitude: number | null;
-  last_seen_at: string | Date;
-  current_project: string | null;
-  created_at: string | Date;
-  /** The rig's rhythm (null: not learned yet). */
-  report_interval_s?: number | null;
-  report_intervals?: number | null;
-}
+export type { RigRow };
 
 export type RigConfig = Pick<Config, 'rigs' | 'vpn' | 'alerts'>;
 

@@ -1,7 +1,7 @@
-import { Op } from 'sequelize';
-import { dbNow, dbTime } from '../../db/clock.ts';
+import { databaseNow } from '../../db/clock.ts';
 import type { Database } from '../../db/index.ts';
-import { deleteExpiredBefore } from '../../db/upload-bounds.ts';
+import { pruneExpiredBefore } from '../../db/upload-bounds.ts';
+import { deferCheck, dueChecks, expireReservations } from '../../db/uploads.ts';
 import type { Logger } from '../../log.ts';
 import type { Storage } from '../../storage/index.ts';
 import type { UploadService } from './service.ts';
@@ -60,7 +60,7 @@ export class UploadMonitor {
   }
 
   async tick(at?: Date): Promise<void> {
-    const now = at ?? (await dbNow(this.db.sequelize));
+    const now = at ?? (await databaseNow(this.db));
     await this.expire(now);
     if (this.storage.driver !== 'embedded') await this.poll(now);
     if (now.getTime() - this.#prunedAt >= PRUNE_EVERY_MS) {
@@ -71,43 +71,23 @@ export class UploadMonitor {
 
   /** Removes expired reservations made more than keep_expired_days before `now`. Returns how many. */
   async prune(at?: Date): Promise<number> {
-    const now = at ?? (await dbNow(this.db.sequelize));
+    const now = at ?? (await databaseNow(this.db));
     const before = new Date(now.getTime() - this.keepExpiredDays * 86_400_000);
-    let total = 0;
-    for (;;) {
-      const n = await this.db.writes.run((t) => deleteExpiredBefore(this.db, before, PRUNE_BATCH, t));
-      total += n;
-      if (n < PRUNE_BATCH) break;
-    }
+    const total = await pruneExpiredBefore(this.db, before, PRUNE_BATCH);
     if (total > 0) this.log.info('expired upload reservations removed', { removed: total, keep_expired_days: this.keepExpiredDays });
     return total;
   }
 
   /** Marks overdue reservations expired. Returns how many. */
   async expire(at?: Date): Promise<number> {
-    const now = at ?? (await dbNow(this.db.sequelize));
-    const inFlight = this.uploads.progress.inFlight();
-    return this.db.writes.run(async (t) => {
-      const [count] = await this.db.models.Upload.update(
-        { state: 'expired', next_check_at: null, updated_at: dbTime(this.db.sequelize) },
-        {
-          where: { state: 'reserved', url_expires_at: { [Op.lte]: now }, ...(inFlight.length ? { id: { [Op.notIn]: inFlight } } : {}) },
-          transaction: t,
-          silent: true,
-        },
-      );
-      return count;
-    });
+    const now = at ?? (await databaseNow(this.db));
+    return expireReservations(this.db, now, this.uploads.progress.inFlight());
   }
 
   /** Looks in storage for reserved uploads that are due a check. */
   async poll(at?: Date): Promise<void> {
-    const now = at ?? (await dbNow(this.db.sequelize));
-    const due = await this.db.models.Upload.findAll({
-      where: { state: 'reserved', next_check_at: { [Op.lte]: now } },
-      order: [['next_check_at', 'ASC']],
-      limit: CHECKS_PER_TICK,
-    });
+    const now = at ?? (await databaseNow(this.db));
+    const due = await dueChecks(this.db, now, CHECKS_PER_TICK);
     for (const upload of due) {
       let info;
       try {
@@ -125,12 +105,7 @@ export class UploadMonitor {
         continue;
       }
       const delay = Math.min(1000 * 2 ** upload.checks, MAX_BACKOFF_MS);
-      await this.db.writes.run((t) =>
-        this.db.models.Upload.update(
-          { checks: upload.checks + 1, next_check_at: new Date(now.getTime() + delay), updated_at: dbTime(this.db.sequelize) },
-          { where: { id: upload.id, state: 'reserved' }, transaction: t, silent: true },
-        ),
-      );
+      await deferCheck(this.db, upload.id, upload.checks + 1, new Date(now.getTime() + delay));
     }
   }
 }

@@ -1,5 +1,5 @@
-import { dbTime } from '../../db/clock.ts';
 import type { Database } from '../../db/index.ts';
+import { saveBytesSeen } from '../../db/uploads.ts';
 
 /**
  * Bytes received so far by uploads in flight. Readers in this process see every byte at once;
@@ -47,11 +47,6 @@ export class UploadProgress {
     if (this.#dirty.size === 0) return;
     const rows = [...this.#dirty].map((id) => [id, this.#live.get(id) ?? 0] as const);
     this.#dirty.clear();
-    const { Upload } = this.db.models;
-    await this.db.writes.run(async (t) => {
-      for (const [id, bytes] of rows) {
-        await Upload.update({ bytes_seen: bytes, updated_at: dbTime(this.db.sequelize) }, { where: { id, state: 'reserved' }, transaction: t, silent: true });
-      }
-    });
+    await saveBytesSeen(this.db, rows);
   }
 }

@@ -5,9 +5,8 @@
  */
 import { statfs } from 'node:fs/promises';
 import path from 'node:path';
-import type { Transaction } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
-import type { Database } from '../../db/index.ts';
+import type { Database, Transaction } from '../../db/index.ts';
 import { claimKey, transferKey } from '../../db/object-owners.ts';
 import { hasOpenReservation, openReservedBytes, uploaderUsage, type UploaderUsage } from '../../db/upload-bounds.ts';
 import { Forbidden, InsufficientStorage, Throttled, type DomainError } from '../../errors.ts';

@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
-import { Op, type Transaction } from 'sequelize';
 import type { Config } from '../../config/schema.ts';
 import { testStopPoint } from '../../config/test-stop.ts';
-import { dbNow, dbTime } from '../../db/clock.ts';
-import type { Batcher, Database } from '../../db/index.ts';
+import { databaseNow } from '../../db/clock.ts';
+import type { Batcher, Database, Transaction } from '../../db/index.ts';
 import type { Upload, UploadState } from '../../db/models/upload.ts';
 import { uploadsWithoutCapture } from '../../db/handover.ts';
 import { insertReservations } from '../../db/reservations.ts';
+import { completeUpload, liveReservation, newestUploads, uploadsByIds, waitingFor } from '../../db/uploads.ts';
 import type { Logger } from '../../log.ts';
 import type { ObjectInfo } from '../../storage/contract.ts';
 import type { Storage } from '../../storage/index.ts';
@@ -60,7 +60,7 @@ export class UploadService {
    * expiry, first check) are the database's clock: PostgreSQL's now(), SQLite: this host's.
    */
   async #insertBatch(all: NewUpload[], t: Transaction): Promise<(number | Refusal)[]> {
-    const now = await dbNow(this.db.sequelize, t);
+    const now = await databaseNow(this.db, t);
     const verdicts = await this.#gate.judge(
       all.map((item) => ({ uploader: uploaderOf(item.rigId, item.peer), key: item.key, size: item.size, exists: item.exists })),
       t,
@@ -128,15 +128,8 @@ export class UploadService {
    * or (a URL that names none, issued by an earlier version) the newest one, of `size` when given.
    * Valid means unexpired by the database's clock, the clock the expiry was stored by.
    */
-  async reservationFor(key: string, named?: number, size?: number): Promise<Upload | null> {
-    const live = { key, url_expires_at: { [Op.gt]: dbTime(this.db.sequelize) }, state: { [Op.ne]: 'expired' } };
-    const { Upload } = this.db.models;
-    if (named !== undefined) return Upload.findOne({ where: { ...live, id: named } });
-    if (size !== undefined) {
-      const sized = await Upload.findOne({ where: { ...live, expected_size: size }, order: [['id', 'DESC']] });
-      if (sized) return sized;
-    }
-    return Upload.findOne({ where: live, order: [['id', 'DESC']] });
+  reservationFor(key: string, named?: number, size?: number): Promise<Upload | null> {
+    return liveReservation(this.db, key, { named, size });
   }
 
   /**
@@ -190,22 +183,13 @@ export class UploadService {
    * that key waiting for that size. Returns the uploads completed.
    */
   async observe(key: string, info: ObjectInfo): Promise<Upload[]> {
-    const waiting = await this.db.models.Upload.findAll({
-      where: { key, state: 'reserved', expected_size: info.size },
-    });
+    const waiting = await waitingFor(this.db, key, info.size);
     for (const upload of waiting) await this.#complete(upload, info);
     return waiting;
   }
 
   async #complete(upload: Upload, info: ObjectInfo): Promise<void> {
-    const done = await this.db.writes.run(async (t) => {
-      const [count] = await this.db.models.Upload.update(
-        { state: 'uploaded', bytes_seen: info.size, etag: info.etag, completed_at: dbTime(this.db.sequelize), next_check_at: null, updated_at: dbTime(this.db.sequelize) },
-        { where: { id: upload.id, state: { [Op.ne]: 'uploaded' } }, transaction: t, silent: true },
-      );
-      return count;
-    });
-    await upload.reload();
+    const done = await completeUpload(this.db, upload, info);
     if (done === 0 && upload.etag === info.etag) return;
     // Stored, not yet handed over (a second transaction): a process that dies here leaves an
     // upload without its capture, which recoverHandOvers() hands over at the next start.
@@ -232,7 +216,7 @@ export class UploadService {
     for (let after = 0; ; ) {
       const ids = await uploadsWithoutCapture(this.db, after, 100);
       if (ids.length > 0) after = ids[ids.length - 1]!;
-      const rows = await this.db.models.Upload.findAll({ where: { id: ids }, order: [['id', 'ASC']] });
+      const rows = await uploadsByIds(this.db, ids);
       for (const upload of rows) {
         this.log.warn('an upload stored before a restart had no capture; handing it over now', { upload_id: upload.id, key: upload.key });
         await this.#handOver(upload);
@@ -243,11 +227,7 @@ export class UploadService {
   }
 
   async list(opts: { limit?: number; state?: UploadState } = {}): Promise<UploadView[]> {
-    const rows = await this.db.models.Upload.findAll({
-      where: opts.state ? { state: opts.state } : {},
-      order: [['id', 'DESC']],
-      limit: Math.min(Math.max(opts.limit ?? 50, 1), 1000),
-    });
+    const rows = await newestUploads(this.db, { state: opts.state, limit: Math.min(Math.max(opts.limit ?? 50, 1), 1000) });
     return rows.map((u) => this.view(u));
   }
 

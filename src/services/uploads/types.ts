@@ -1,5 +1,5 @@
 /** The shapes the upload service shares with routes, the monitor and captures. */
-import type { Transaction } from 'sequelize';
+import type { Transaction } from '../../db/index.ts';
 import type { Upload, UploadState } from '../../db/models/upload.ts';
 
 /** What uploads need to know about rigs. */

@@ -26,6 +26,7 @@ export function besideWrites(poolMax: number): number {
 export const postgresDialect: Dialect = {
   name: 'postgres',
   rowLocks: true,
+  sharedByNodes: true,
   connect(_dataDir, opts = {}) {
     if (!opts.url) throw new TypeError('the postgres dialect needs database.url');
     return createSequelize(opts.url, opts);

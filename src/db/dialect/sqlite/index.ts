@@ -10,6 +10,7 @@ import { bulkInsertIds, insertRows } from './insert-rows.ts';
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   rowLocks: false,
+  sharedByNodes: false,
   connect: createSequelize,
   close: closeSequelize,
   // One queue, one transaction at a time: SQLite takes one writer.

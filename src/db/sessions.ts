@@ -1,0 +1,47 @@
+/**
+ * The sessions table: a session is stored by its token's SHA-256 (the digest is computed by the
+ * caller), read back with its user, touched, and ended.
+ */
+import type { Database } from './index.ts';
+import type { Session, User } from './models/index.ts';
+
+export interface NewSessionRow {
+  token_hash: string;
+  user_id: number;
+  expires_at: Date;
+  last_used_at: Date;
+}
+
+/** A session with its user. */
+export type SessionWithUser = Session & { user: User };
+
+export function insertSession(db: Database, row: NewSessionRow): Promise<Session> {
+  return db.writes.run((t) => db.models.Session.create(row, { transaction: t }));
+}
+
+/** The session stored under this token digest, with its user, or null. */
+export async function sessionByTokenHash(db: Database, tokenHash: string): Promise<SessionWithUser | null> {
+  const { Session, User } = db.models;
+  return (await Session.findOne({ where: { token_hash: tokenHash }, include: [{ model: User, as: 'user', required: true }] })) as SessionWithUser | null;
+}
+
+/** Session `id` if it belongs to user `userId`, with its user, or null. */
+export async function sessionOfUser(db: Database, id: number, userId: number): Promise<SessionWithUser | null> {
+  const { Session, User } = db.models;
+  return (await Session.findOne({ where: { id, user_id: userId }, include: [{ model: User, as: 'user', required: true }] })) as SessionWithUser | null;
+}
+
+/** Records that session was used at `at`. */
+export async function touchSession(db: Database, session: Session, at: Date): Promise<void> {
+  await db.writes.run((t) => session.update({ last_used_at: at }, { transaction: t }));
+}
+
+/** Ends session `id`; returns how many sessions ended (0 or 1). */
+export function deleteSession(db: Database, id: number): Promise<number> {
+  return db.writes.run((t) => db.models.Session.destroy({ where: { id }, transaction: t }));
+}
+
+/** Ends the session stored under this token digest; returns how many ended (0 or 1). */
+export function deleteSessionByTokenHash(db: Database, tokenHash: string): Promise<number> {
+  return db.writes.run((t) => db.models.Session.destroy({ where: { token_hash: tokenHash }, transaction: t }));
+}
