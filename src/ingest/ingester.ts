@@ -3,7 +3,8 @@
  *
  *   fetch   storage (through the driver) -> temp file under data_dir (capped, hashed); from the
  *           embedded store, a hard link to the held version instead (no copy), read through once
- *           (hashed: it must be its etag, the SHA-256 the store computed; and then in the page cache)
+ *           while it is inspected and imported (hashed: it must be its etag, the SHA-256 the store
+ *           computed, before the import may commit)
  *   inspect in the capture child's sandbox: header, read-only open, schema policy, quick_check, tables
  *   import  the same child streams the rows; rigd writes them to the capture store in one transaction
  *           (IngesterOptions.importStep: storeImport of store-import.ts)
@@ -154,26 +155,15 @@ export class Ingester {
       report(at('inspect'));
       // A version read in place is hashed while the child inspects and imports it: the import
       // commits only once the hash is its etag (the import's signal stops it as soon as it is not).
-      const importing = new AbortController();
-      const stopImport = () => importing.abort(ctx.signal.reason);
-      ctx.signal.addEventListener('abort', stopImport, { once: true });
-      held.verified.catch(() => {
-        verifyFailed = true;
-        importing.abort();
-      });
-      let imported: Imported;
-      try {
-        imported = await this.#import(file, capture.id, importing.signal, started, (step) => report(at(step === 'import' ? 'import' : `inspect:${step}`)), (p) =>
-          report({ ...at('import', p.rows), bytes: p.bytes || held.bytes }),
-        ctx.lease, held.verified);
-      } catch (err) {
-        await held.verified;
+      const notStored = new AbortController();
+      held.verified.catch(() => ((verifyFailed = true), notStored.abort()));
+      const { info, tables } = await this.#import(file, capture.id, AbortSignal.any([ctx.signal, notStored.signal]), started, (step) => report(at(step === 'import' ? 'import' : `inspect:${step}`)), (p) =>
+        report({ ...at('import', p.rows), bytes: p.bytes || held.bytes }),
+      ctx.lease, held.verified).catch(async (err: unknown) => {
+        await held.verified; // its failure is the reason
         throw err;
-      } finally {
-        ctx.signal.removeEventListener('abort', stopImport);
-      }
+      });
       const fetched = await held.verified;
-      const { info, tables } = imported;
       report(at('done', tables.reduce((n, t) => n + t.rows, 0)));
       const record = this.#record(capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info, tables });
       timing.step('record');
