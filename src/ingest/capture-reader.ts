@@ -32,11 +32,6 @@ const COLUMNS_PER_SCAN = 100;
  * load the value), so a huge blob costs no memory here, and the later import would stop on it anyway.
  */
 export async function readTables(db: Database, opts: ReadOptions): Promise<CaptureTable[]> {
-  return measureTables(db, await listTables(db), opts);
-}
-
-/** Plain tables with their columns, not yet counted (rows 0): no table is scanned. Refuses generated columns. */
-export async function listTables(db: Database): Promise<CaptureTable[]> {
   const tables: CaptureTable[] = [];
   for (const name of await plainTableNames(db)) {
     const info = await tableColumns(db, name);
@@ -47,15 +42,7 @@ export async function listTables(db: Database): Promise<CaptureTable[]> {
         `Capture schema is not supported: table ${printable(name)} has a generated column ${printable(generated.name)}.`,
       );
     }
-    tables.push({ name, columns: info.map((c) => ({ name: c.name, type: c.type ?? '' })), rows: 0 });
-  }
-  return tables;
-}
-
-/** Counts and measures listed tables (one scan per table and 100 columns); resolves with them counted. */
-export async function measureTables(db: Database, listed: readonly CaptureTable[], opts: ReadOptions): Promise<CaptureTable[]> {
-  const tables: CaptureTable[] = [];
-  for (const { name, columns } of listed) {
+    const columns = info.map((c) => ({ name: c.name, type: c.type ?? '' }));
     let rows = 0;
     let widest = 0;
     if (columns.length === 0) rows = await rowCount(db, name);
