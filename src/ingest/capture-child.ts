@@ -14,7 +14,8 @@ import type sqlite3 from 'sqlite3';
 import { write } from 'node:fs';
 import { FrameWriter } from './batch-frame.ts';
 import { SPOOL_FD, type ChildMessage, type ChildRequest, type RawTimeSpan } from './capture-protocol.ts';
-import { all, readTables } from './capture-reader.ts';
+import { readTables } from './capture-reader.ts';
+import { pageInfo } from '../db/capture-file/handle.ts';
 import { CaptureRejected, type CaptureRejectReason } from './capture-rejected.ts';
 import { close, openChecked, rejectionFor, type Step } from './capture-open.ts';
 import { checkStorable, keyOf, streamTables } from './import-stream.ts';
@@ -86,8 +87,7 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     const widestRow = new Map<string, number>();
     const spans: RawTimeSpan[] = [];
     const tables = await readTables(db, { maxValueBytes: req.maxValueBytes, widest: widestRow, ...(req.import ? { spans } : {}) });
-    const pageSize = Number((await all<{ page_size: number }>(db, 'PRAGMA main.page_size'))[0]!.page_size);
-    const pageCount = Number((await all<{ page_count: number }>(db, 'PRAGMA main.page_count'))[0]!.page_count);
+    const { pageSize, pageCount } = await pageInfo(db);
     if (!req.import) return { type: 'result', ok: true, pageSize, pageCount, tables };
 
     checkStorable(tables, req.import.bounds.maxColumns);

@@ -5,10 +5,9 @@
  * immutable, and the store copies its rows with INSERT ... SELECT in one transaction
  * (db/capture-store/sqlite-copy.ts). No row passes through JavaScript, in the child or in rigd.
  */
-import { pathToFileURL } from 'node:url';
 import type sqlite3 from 'sqlite3';
-import { ATTACHED_CAPTURE, copyAttached, openStoreForCopy, type AttachedTable } from '../db/capture-store/sqlite-copy.ts';
-import { closeDatabase, run } from '../db/capture-store/sqlite-file.ts';
+import { attachCapture, copyAttached, openStoreForCopy, type AttachedTable } from '../db/capture-store/sqlite-copy.ts';
+import { closeDatabase } from '../db/capture-store/sqlite-file.ts';
 import { defend } from './capture-open.ts';
 import { CaptureRejected } from './capture-rejected.ts';
 import type { ChildRequest, CopyResult } from './capture-protocol.ts';
@@ -31,11 +30,7 @@ export async function copyIntoStore(
   }
   try {
     await defend(db, req, true);
-    // The WAL is checkpointed by rigd's own store connection after the import (afterCopy), not by
-    // this commit: the capture's bytes are not copied a second time on the import's clock.
-    await run(db, 'PRAGMA wal_autocheckpoint = 0');
-    const uri = `${pathToFileURL(req.file).href}?mode=ro&immutable=1`;
-    await run(db, `ATTACH DATABASE ? AS ${ATTACHED_CAPTURE}`, [uri]);
+    await attachCapture(db, req.file);
     const { rows, replaced } = await copyAttached(db, target.captureId, tables, req.import!.bounds, onTable, beforeCommit);
     return { rows: Object.fromEntries(rows), replaced };
   } catch (err) {

@@ -7,6 +7,7 @@
  * an already-checked handle, reading only the plain tables named in sqlite_schema.
  */
 import type { Database } from 'sqlite3';
+import { measureColumns, plainTableNames, rowCount, tableColumns } from '../db/capture-file/checks.ts';
 import type { CaptureTable, RawTimeSpan } from './capture-protocol.ts';
 import { CaptureRejected } from './capture-rejected.ts';
 import { printable } from './capture-schema.ts';
@@ -24,22 +25,6 @@ export interface ReadOptions {
 /** Columns measured per scan; keeps each statement short (SQL length, VDBE program size). */
 const COLUMNS_PER_SCAN = 100;
 
-export function all<T>(db: Database, sql: string): Promise<T[]> {
-  return new Promise((resolve, reject) => db.all(sql, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))));
-}
-
-/** An identifier as a double-quoted SQL identifier. */
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-interface XInfoRow {
-  cid: number;
-  name: string;
-  type: string;
-  hidden: number;
-}
-
 /**
  * Plain tables of the capture in schema order (SQLite's internal sqlite_* tables left out), with
  * their columns and exact row counts. Throws CaptureRejected('row_too_large') when a value is
@@ -47,14 +32,9 @@ interface XInfoRow {
  * load the value), so a huge blob costs no memory here, and the later import would stop on it anyway.
  */
 export async function readTables(db: Database, opts: ReadOptions): Promise<CaptureTable[]> {
-  const names = await all<{ name: string }>(
-    db,
-    "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
-  );
   const tables: CaptureTable[] = [];
-  for (const { name } of names) {
-    const table = quoteIdent(name);
-    const info = await all<XInfoRow>(db, `PRAGMA main.table_xinfo(${table})`);
+  for (const name of await plainTableNames(db)) {
+    const info = await tableColumns(db, name);
     const generated = info.find((c) => c.hidden !== 0);
     if (generated) {
       throw new CaptureRejected(
@@ -65,24 +45,17 @@ export async function readTables(db: Database, opts: ReadOptions): Promise<Captu
     const columns = info.map((c) => ({ name: c.name, type: c.type ?? '' }));
     let rows = 0;
     let widest = 0;
-    if (columns.length === 0) {
-      rows = Number((await all<{ n: number }>(db, `SELECT count(*) AS n FROM main.${table}`))[0]!.n);
-    }
+    if (columns.length === 0) rows = await rowCount(db, name);
     const time = opts.spans ? timeColumn(columns) : null;
     for (let start = 0; start < columns.length; start += COLUMNS_PER_SCAN) {
       const chunk = columns.slice(start, start + COLUMNS_PER_SCAN);
-      const measures = chunk.map((c, i) => `max(octet_length(${quoteIdent(c.name)})) AS m${i}`);
       // The time column's span rides on the first scan (no second pass over the table for it).
-      if (time !== null && start === 0) measures.push(`min(${quoteIdent(time)}) AS lo`, `max(${quoteIdent(time)}) AS hi`);
-      const [row] = await all<Record<string, unknown>>(
-        db,
-        `SELECT count(*) AS n, ${measures.join(', ')} FROM main.${table}`,
-      );
-      rows = Number(row!.n);
-      if (time !== null && start === 0) opts.spans!.push({ table: name, column: time, min: row!.lo ?? null, max: row!.hi ?? null });
+      const measured = await measureColumns(db, name, chunk.map((c) => c.name), start === 0 ? time : null);
+      rows = measured.rows;
+      if (time !== null && start === 0) opts.spans!.push({ table: name, column: time, min: measured.min, max: measured.max });
       chunk.forEach((c, i) => {
-        const longest = row![`m${i}`];
-        widest += typeof longest === 'number' ? longest : 0;
+        const longest = measured.longest[i];
+        widest += longest ?? 0;
         if (typeof longest === 'number' && longest > opts.maxValueBytes) {
           throw new CaptureRejected(
             'row_too_large',

@@ -6,19 +6,16 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/schema.ts';
-import { isPostgresUrl } from '../db/database-url.ts';
 import type { Database } from '../db/index.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
 import { openStoreWriter, type CaptureStoreWriter } from '../db/capture-store/index.ts';
+import { runnerPollMs, watchWrites } from '../db/write-watch.ts';
 import { CAPTURE_JOB, Ingester, type CaptureJob, type ImportStep } from './ingester.ts';
 import { storeImport } from './store-import.ts';
 import { JobRunner, type RunnerLogger, type RunnerOptions } from '../jobs/runner.ts';
 
 /** How long SIGTERM lets running ingests finish before they are released to the queue (rigd.service allows 45 s in all). */
 export const DRAIN_TIMEOUT_MS = 20_000;
-
-/** How often the runner looks for queued captures on SQLite (one indexed claim query; PostgreSQL is woken by NOTIFY). */
-export const SQLITE_POLL_MS = 200;
 
 export function ingestTmpDir(config: Readonly<Config>): string {
   return path.join(path.resolve(config.data_dir), 'ingest-tmp');
@@ -28,9 +25,10 @@ export class CaptureWorker {
   readonly runner: JobRunner;
   /** The capture store's writer: opened at start, closed at stop (this worker is its one owner). */
   #store: CaptureStoreWriter | undefined;
+  #unwatch: (() => void) | undefined;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     storage: ObjectStorage,
     private readonly config: Readonly<Config>,
     private readonly log: RunnerLogger,
@@ -38,13 +36,15 @@ export class CaptureWorker {
     /** The pipeline's inspect and import. @default storeImport into the capture store in data_dir */
     importStep?: ImportStep,
   ) {
+    const pollMs = runnerPollMs(db);
     this.runner = new JobRunner(db, {
       concurrency: config.ingest.concurrency,
       jobTimeoutMs: config.ingest.job_timeout_ms,
       // A dead node's capture is claimed again once its lease ends (renewed every third of it while it runs).
       leaseMs: config.ingest.lease_s * 1000,
-      // On SQLite, jobs queued by another process (`rigd ingest`) are found only by polling: often.
-      ...(isPostgresUrl(config.database.url) ? {} : { pollMs: SQLITE_POLL_MS }),
+      // Jobs queued by another process (`rigd ingest`) wake the runner: NOTIFY on PostgreSQL, a
+      // watch on the database's WAL on SQLite (start()); polling is the fallback, often on SQLite.
+      ...(pollMs === undefined ? {} : { pollMs }),
       logger: log,
       ...runnerOptions,
     });
@@ -75,9 +75,12 @@ export class CaptureWorker {
       maxSharedColumns: c.max_shared_columns,
     });
     await this.runner.start();
+    this.#unwatch = watchWrites(this.db, this.config.data_dir, () => this.runner.wake());
   }
 
   async stop(): Promise<void> {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     const { drained, released } = await this.runner.stop({ timeoutMs: DRAIN_TIMEOUT_MS });
     if (!drained) this.log.warn('ingest jobs released to the queue at shutdown', { jobs: released });
     const store = this.#store;

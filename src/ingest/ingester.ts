@@ -3,7 +3,8 @@
  *
  *   fetch   storage (through the driver) -> temp file under data_dir (capped, hashed); from the
  *           embedded store, a hard link to the held version instead (no copy), read through once
- *           (hashed: it must be its etag, the SHA-256 the store computed; and then in the page cache)
+ *           while it is inspected and imported (hashed: it must be its etag, the SHA-256 the store
+ *           computed, before the import may commit)
  *   inspect in the capture child's sandbox: header, read-only open, schema policy, quick_check, tables
  *   import  the same child streams the rows; rigd writes them to the capture store in one transaction
  *           (IngesterOptions.importStep: storeImport of store-import.ts)
@@ -26,7 +27,7 @@ import type { Capture } from '../db/models/capture.ts';
 import { NotFound } from '../errors.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
 import { CaptureRejected, type CaptureInfo } from './capture-file.ts';
-import { downloadTo, ObjectTooLarge, readThrough } from './capture-download.ts';
+import { downloadTo, ObjectTooLarge, readThrough, type Downloaded } from './capture-download.ts';
 import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
 import type { JobInfo } from '../jobs/job.ts';
 import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
@@ -64,6 +65,8 @@ export interface ImportStepOptions {
   onProgress(progress: ImportProgress): void;
   /** The job's claim: the import commits only while it still holds it. */
   lease?: Lease;
+  /** Settles once the file is known to be the stored version: the import commits only after it resolves. */
+  verified?: Promise<unknown>;
 }
 
 /** What the inspection found and what the import wrote. */
@@ -145,13 +148,22 @@ export class Ingester {
       ctx.progress({ ...p });
     };
     report(last);
+    let verifyFailed = false;
     try {
-      const fetched = await this.#fetch(capture, file, ctx.signal, report);
-      const at = (step: string, rows = 0): CaptureProgress => ({ step, bytes: fetched.bytes, total: fetched.bytes, rows });
+      const held = await this.#fetch(capture, file, ctx.signal, report);
+      const at = (step: string, rows = 0): CaptureProgress => ({ step, bytes: held.bytes, total: held.bytes, rows });
       report(at('inspect'));
-      const { info, tables } = await this.#import(file, capture.id, ctx.signal, started, (step) => report(at(step === 'import' ? 'import' : `inspect:${step}`)), (p) =>
-        report({ ...at('import', p.rows), bytes: p.bytes || fetched.bytes }),
-      ctx.lease);
+      // A version read in place is hashed while the child inspects and imports it: the import
+      // commits only once the hash is its etag (the import's signal stops it as soon as it is not).
+      const notStored = new AbortController();
+      held.verified.catch(() => ((verifyFailed = true), notStored.abort()));
+      const { info, tables } = await this.#import(file, capture.id, AbortSignal.any([ctx.signal, notStored.signal]), started, (step) => report(at(step === 'import' ? 'import' : `inspect:${step}`)), (p) =>
+        report({ ...at('import', p.rows), bytes: p.bytes || held.bytes }),
+      ctx.lease, held.verified).catch(async (err: unknown) => {
+        await held.verified; // its failure is the reason
+        throw err;
+      });
+      const fetched = await held.verified;
       report(at('done', tables.reduce((n, t) => n + t.rows, 0)));
       const record = this.#record(capture.id, { bytes: fetched.bytes, sha256: fetched.sha256, info, tables });
       timing.step('record');
@@ -164,7 +176,7 @@ export class Ingester {
         });
       };
     } catch (err) {
-      const failure = this.#failure(err, ctx.signal, last.step);
+      const failure = this.#failure(err, ctx.signal, verifyFailed ? 'download' : last.step);
       // Failed for good: the version kept for this capture is let go (a retry keeps it).
       if (failure instanceof PermanentJobError || (failure instanceof JobError && job.attempts >= job.maxAttempts)) await this.#release(capture);
       throw failure;
@@ -180,8 +192,12 @@ export class Ingester {
     );
   }
 
-  /** fetch: copies the notified version of the object to `file`; returns its length and SHA-256. */
-  async #fetch(capture: Capture, file: string, signal: AbortSignal, report: (p: CaptureProgress) => void) {
+  /**
+   * fetch: the notified version of the object as `file` (a copy, or the embedded store's version in
+   * place); resolves with its length once `file` is complete, and `verified` with its SHA-256 once it
+   * was read through and checked (a version in place with no read rate set: later, while it is imported).
+   */
+  async #fetch(capture: Capture, file: string, signal: AbortSignal, report: (p: CaptureProgress) => void): Promise<{ bytes: number; verified: Promise<Downloaded> }> {
     // The version queued: kept by storage since (hold), whatever was PUT to the key after it.
     const version = { etag: capture.etag, versionId: capture.version_id };
     const stat = await this.storage.stat(capture.key, version);
@@ -193,16 +209,24 @@ export class Ingester {
       throw new Refused('too_large', `Capture is ${stat.size} bytes, larger than the limit of ${this.opts.maxBytes} bytes.`);
     }
     if (await this.#linkHeld(capture, file)) {
-      const read = await readThrough(file, {
+      // Paced (ingest.read_bytes_per_s): read through first, reporting its bytes, as a copy would be.
+      const paced = this.opts.bytesPerSecond > 0;
+      const verified = readThrough(file, {
         maxBytes: this.opts.maxBytes,
         bytesPerSecond: this.opts.bytesPerSecond,
         signal,
-        onBytes: (bytes) => report({ step: 'download', bytes, total: stat.size, rows: 0 }),
-      }).catch((err: unknown) => Promise.reject(err instanceof ObjectTooLarge ? new Refused('too_large', err.message) : err));
-      if (read.bytes !== stat.size || read.sha256 !== capture.etag) {
-        throw new Error(`the kept version of ${capture.key} is not what was stored (${read.bytes} bytes, sha256 ${read.sha256}; storage said ${stat.size} bytes, ${capture.etag})`);
-      }
-      return read;
+        ...(paced ? { onBytes: (bytes: number) => report({ step: 'download', bytes, total: stat.size, rows: 0 }) } : {}),
+      }).then(
+        (read) => {
+          if (read.bytes !== stat.size || read.sha256 !== capture.etag) {
+            throw new Error(`the kept version of ${capture.key} is not what was stored (${read.bytes} bytes, sha256 ${read.sha256}; storage said ${stat.size} bytes, ${capture.etag})`);
+          }
+          return read;
+        },
+        (err: unknown) => Promise.reject(err instanceof ObjectTooLarge ? new Refused('too_large', err.message) : err),
+      );
+      if (paced) await verified;
+      return { bytes: stat.size, verified };
     }
     let source;
     try {
@@ -224,7 +248,7 @@ export class Ingester {
       throw err;
     }
     if (got.bytes !== stat.size) throw new Error(`read ${got.bytes} bytes of ${capture.key}, storage said ${stat.size}`);
-    return got;
+    return { bytes: got.bytes, verified: Promise.resolve(got) };
   }
 
   /** The embedded store's held version as `file`, a hard link (opened read-only and immutable like a copy). False: copy it. */
@@ -234,10 +258,10 @@ export class Ingester {
   }
 
   /** inspect and import: the one call site of the import step (CaptureRejected: refused for good). */
-  async #import(file: string, captureId: number, signal: AbortSignal, started: number, onStep: (step: string) => void, onProgress: (p: ImportProgress) => void, lease?: Lease): Promise<Imported> {
+  async #import(file: string, captureId: number, signal: AbortSignal, started: number, onStep: (step: string) => void, onProgress: (p: ImportProgress) => void, lease: Lease | undefined, verified: Promise<unknown>): Promise<Imported> {
     try {
       const timeoutMs = Math.max(1000, this.opts.jobTimeoutMs - (Date.now() - started) - RECORD_MARGIN_MS);
-      return await this.#importStep(file, captureId, { signal, timeoutMs, onStep, onProgress, ...(lease ? { lease } : {}) });
+      return await this.#importStep(file, captureId, { signal, timeoutMs, onStep, onProgress, verified, ...(lease ? { lease } : {}) });
     } catch (err) {
       if (err instanceof CaptureRejected) throw new Refused(err.reason, err.message);
       throw err;

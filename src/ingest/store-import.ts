@@ -18,6 +18,8 @@ export function storeImport(store: CaptureStoreWriter, maxBytes: number): Import
       onProgress: (p) => opts.onProgress({ rows: p.rows, bytes: p.bytes }),
       onInspected: (i) => (info = i),
       beforeCommit: async (query) => {
+        // Not before the file is known to be the version stored (it is hashed meanwhile).
+        await opts.verified;
         // A run whose lease is lost (its signal says so) or, on PostgreSQL, whose job row no longer
         // names this claim (checked and locked in the store's own transaction) commits nothing.
         if (opts.signal.aborted) throw new LeaseLostError();

@@ -2,7 +2,7 @@
 // ingested with their tables and row counts; broken and hostile files each end failed with a
 // clear reason while the worker keeps going; a file past the cap is refused while it is read.
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import test from 'tape';
@@ -221,6 +221,44 @@ test('the embedded store: the held version is read in place (a hard link, no cop
     }
   } finally {
     storage.read = read;
+    storage.linkHeld = linkHeld;
+  }
+});
+
+test('the embedded store: a held version that is not its etag commits nothing while it is hashed during the import', async (t) => {
+  await setup();
+  const storage: ObjectStorage = s.app.storage;
+  const linkHeld = storage.linkHeld!.bind(storage);
+  const imposter = path.join(files, 'imposter.sqlite');
+  await makeCapture(imposter, { tables: [{ name: 'held', columns: [{ name: 'a', type: 'INTEGER' }], rows: 700 }] });
+  const file = path.join(files, 'held-real.sqlite');
+  const made = await makeCapture(file, { tables: [{ name: 'held', columns: [{ name: 'a', type: 'INTEGER' }], rows: 500 }] });
+  let calls = 0;
+  let rowsBeforeRetry = -1;
+  let captureId = 0;
+  // First attempt: the "held version" is another file (its hash is not the etag); then the real one.
+  storage.linkHeld = async (key, version, target) => {
+    calls++;
+    if (calls === 1) {
+      writeFileSync(target, readFileSync(imposter));
+      return true;
+    }
+    // Before this attempt imports anything; no table yet means no rows either.
+    rowsBeforeRetry = await countRows(s.app.config.data_dir, 'held', captureId).catch((e: Error) => (/no such table|does not exist/.test(e.message) ? 0 : Promise.reject(e)));
+    return linkHeld(key, version, target);
+  };
+  try {
+    await putFile(s.app, 'rig1/held-imposter.sqlite', file);
+    const q = await s.app.captures.queueTarget('rig1/held-imposter.sqlite');
+    captureId = q.capture.id;
+    const c = await settled(s.app, captureId);
+    t.equal(c.state, 'ingested', `ingested on the next attempt ${c.last_error ?? ''}`);
+    t.equal(calls, 2, 'two attempts: the first one failed on the hash');
+    t.equal(rowsBeforeRetry, 0, "the imposter's rows were never committed (none in the store before the next attempt)");
+    t.equal(await countRows(s.app.config.data_dir, 'held', c.id), 500, 'then the rows of the stored version');
+    t.deepEqual([c.size, c.sha256], [made.sizeBytes, made.sha256], 'size and sha256 of the stored version');
+    t.deepEqual(readdirSync(ingestTmpDir(s.config)), [], 'nothing left in the temp dir');
+  } finally {
     storage.linkHeld = linkHeld;
   }
 });

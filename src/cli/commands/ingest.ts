@@ -14,7 +14,8 @@ interface IngestOptions {
   force?: boolean;
 }
 
-const POLL_MS = 250;
+/** How often --wait reads the capture's state: its end is seen within this (one indexed read each). */
+const POLL_MS = 50;
 /** With --wait, say once that nothing has picked the job up after this long (is rigd serve running?). */
 const HINT_AFTER_MS = 5000;
 

@@ -7,6 +7,7 @@
  * their storage class (the store's columns have no affinity). Anything thrown rolls back; a process
  * killed mid-copy leaves an uncommitted WAL tail that SQLite discards.
  */
+import { pathToFileURL } from 'node:url';
 import sqlite3 from 'sqlite3';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
 import type { StoreBounds } from './placement.ts';
@@ -44,6 +45,17 @@ export async function openStoreForCopy(file: string): Promise<sqlite3.Database> 
     throw err;
   }
   return db;
+}
+
+/**
+ * Attaches the checked capture `file` read-only and immutable as ATTACHED_CAPTURE to a copy
+ * connection (opened by openStoreForCopy and defended by the capture child first).
+ */
+export async function attachCapture(db: sqlite3.Database, file: string): Promise<void> {
+  // The WAL is checkpointed by rigd's own store connection after the import (afterCopy), not by
+  // this commit: the capture's bytes are not copied a second time on the import's clock.
+  await run(db, 'PRAGMA wal_autocheckpoint = 0');
+  await run(db, `ATTACH DATABASE ? AS ${ATTACHED_CAPTURE}`, [`${pathToFileURL(file).href}?mode=ro&immutable=1`]);
 }
 
 /** Replaces capture `captureId`'s rows with those of the attached capture; returns rows per table and rows removed. */

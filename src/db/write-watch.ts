@@ -1,0 +1,47 @@
+/**
+ * Writes by other processes, heard without polling. SQLite: every committed write of any process
+ * appends to the database's WAL file (data_dir/rigd.sqlite-wal, kept while rigd serve has the database
+ * open), which the kernel reports to a file watch (inotify): the callback runs after such a change,
+ * at most every WAKE_EVERY_MS. PostgreSQL: nothing here (NOTIFY does it, src/db/notify.ts).
+ * A watch that cannot be set up or fails is given up silently: the caller's polling remains.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import type { Database } from './index.ts';
+import { DB_FILE } from './file.ts';
+
+/**
+ * Writes heard within this window make one call, at its end: a gateway whose rigs report many times
+ * a second wakes a runner at most this often (one indexed query each), and a job waits at most this.
+ */
+const WAKE_EVERY_MS = 50;
+
+/** How often a runner on SQLite looks for work when no write was heard (the fallback). */
+export const SQLITE_POLL_MS = 200;
+
+/** The polling a job runner needs on this engine besides its wake-ups (undefined: its default). */
+export function runnerPollMs(db: Database): number | undefined {
+  return db.dialect.name === 'postgres' ? undefined : SQLITE_POLL_MS;
+}
+
+/** Calls `onWrite` after writes to the SQLite database in `dataDir` (by any process); returns the stop. */
+export function watchWrites(db: Database, dataDir: string, onWrite: () => void): () => void {
+  if (db.dialect.name === 'postgres') return () => {};
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    watcher = watch(path.join(path.resolve(dataDir), `${DB_FILE}-wal`), { persistent: false }, () => {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        onWrite();
+      }, WAKE_EVERY_MS).unref();
+    });
+    watcher.on('error', () => watcher?.close());
+  } catch {
+    watcher = undefined;
+  }
+  return () => {
+    watcher?.close();
+    clearTimeout(timer);
+  };
+}
