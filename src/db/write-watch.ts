@@ -8,6 +8,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Database } from './index.ts';
+import { forEngine } from './dialect/engine.ts';
 import { DB_FILE } from './file.ts';
 
 /**
@@ -21,12 +22,12 @@ export const SQLITE_POLL_MS = 200;
 
 /** The polling a job runner needs on this engine besides its wake-ups (undefined: its default). */
 export function runnerPollMs(db: Database): number | undefined {
-  return db.dialect.name === 'postgres' ? undefined : SQLITE_POLL_MS;
+  return forEngine<number | undefined>(db.dialect.name, { postgres: undefined, sqlite: SQLITE_POLL_MS });
 }
 
 /** Calls `onWrite` after writes to the SQLite database in `dataDir` (by any process); returns the stop. */
 export function watchWrites(db: Database, dataDir: string, onWrite: () => void): () => void {
-  if (db.dialect.name === 'postgres') return () => {};
+  if (forEngine(db.dialect.name, { postgres: true, sqlite: false })) return () => {};
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -3,6 +3,7 @@
  * and last report it has, and every rig's report times of a recent window. The engines differ in
  * date arithmetic, text aggregation and join syntax; the differences stay in this file.
  */
+import { forEngine } from '../dialect/engine.ts';
 import { secondsBetween, type Reader } from '../reader.ts';
 import { sqlTime, type StoredTime } from '../stored-time.ts';
 
@@ -49,13 +50,15 @@ export async function reportBounds(reader: Reader, rigId: string): Promise<{ fir
 export function reportTimesSince(reader: Reader, from: Date): Promise<{ rig_id: string; times: string }[]> {
   // PostgreSQL hands back the same text as SQLite stores; SQLite's CROSS JOIN keeps rigs as the
   // outer loop (PostgreSQL plans the join itself and has no CROSS JOIN ... ON).
-  const postgres = reader.engine === 'postgres';
-  const times = postgres
-    ? `string_agg(to_char(r.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS "+00:00"'), ',' ORDER BY r.received_at)`
-    : `group_concat(r.received_at, ',' ORDER BY r.received_at)`;
+  const engine = reader.engine ?? 'sqlite';
+  const times = forEngine(engine, {
+    postgres: `string_agg(to_char(r.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS "+00:00"'), ',' ORDER BY r.received_at)`,
+    sqlite: `group_concat(r.received_at, ',' ORDER BY r.received_at)`,
+  });
+  const join = forEngine(engine, { postgres: 'JOIN', sqlite: 'CROSS JOIN' });
   return reader.all<{ rig_id: string; times: string }>(
     `SELECT g.id AS rig_id, ${times} AS times
-     FROM rigs g ${postgres ? 'JOIN' : 'CROSS JOIN'} rig_reports r ON r.rig_id = g.id AND r.received_at >= ?
+     FROM rigs g ${join} rig_reports r ON r.rig_id = g.id AND r.received_at >= ?
      GROUP BY g.id`,
     [sqlTime(from)],
   );
