@@ -87,7 +87,7 @@ test('50 jobs enqueued at once: concurrency honoured, each done exactly once, no
     const jobs = await Promise.all(
       Array.from({ length: 50 }, (_, i) => db.writes.run((transaction) => enqueue('work', { i }, { transaction }))),
     );
-    await waitFor(async () => (await queueDepth(db)).done === 50, 20_000, '50 jobs done');
+    await waitFor(async () => (await queueDepth(db)).done === 50, 60_000, '50 jobs done');
     t.ok(maxActive <= 3, `never more than 3 handlers at once (saw ${maxActive})`);
     t.equal(maxActive, 3, 'the runner does use all 3 slots');
     t.equal(calls.size, 50, 'every job ran');
@@ -118,7 +118,7 @@ test('a runner claims only the kinds it handles', async (t) => {
       await enqueue('mine', {}, { transaction });
     });
     await runner.start();
-    await waitFor(async () => (await queueDepth(db)).done === 1, 5000, 'mine done');
+    await waitFor(async () => (await queueDepth(db)).done === 1, 60_000, 'mine done');
     await sleep(200);
     t.deepEqual(seen, ['mine'], 'only its own kind ran');
     t.deepEqual(await queueDepth(db, 'other'), { queued: 1, running: 0, done: 0, failed: 0 }, 'the other job is untouched');
@@ -145,7 +145,7 @@ test('progress is visible while running and written at most twice a second', asy
   db.writes.run = (fn) => (writes++, run(fn));
   try {
     await runner.start();
-    await waitFor(async () => (await getJob(db, job.id))?.state === 'done', 10_000, 'job done');
+    await waitFor(async () => (await getJob(db, job.id))?.state === 'done', 60_000, 'job done');
     const done = await getJob(db, job.id);
     t.ok(midway && (midway as { step: string }).step === 'download', `progress readable mid-job: ${JSON.stringify(midway)}`);
     t.deepEqual(done?.progress, { step: 'download', bytes: 100_000 }, 'the last report is kept');
