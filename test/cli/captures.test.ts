@@ -41,7 +41,8 @@ test('rigd captures / rigd ingest KEY --wait against a running rigd serve', asyn
       return r?.started_at ? r : null;
     }, 60_000, 'the server to start the job');
     const pickup = new Date(row.started_at as Date).getTime() - new Date(row.created_at as Date).getTime();
-    t.ok(pickup <= 2000, `the server picked the job up ${pickup} ms after it was queued by another process`);
+    // A poll (1 s) or a notification picks it up; the slack is a busy machine's.
+    t.ok(pickup <= 10_000, `the server picked the job up ${pickup} ms after it was queued by another process`);
 
     const wait = await rigd(['ingest', 'rig3/good.sqlite', '--wait'], { env, timeoutMs: 60_000 });
     t.equal(wait.code, 0, `--wait on an ingested capture: exit 0 ${wait.stderr}`);

@@ -91,8 +91,11 @@ test('a job queued by another process is picked up by polling', async (t) => {
       latencies.push(startedAt.get(ids[0])! - committedAt);
     }
     t.comment(`pick-up latency after commit in another process: ${latencies.join(', ')} ms (max ${Math.max(...latencies)})`);
-    t.equal(latencies.length, 5, 'every job from the other process completed within 5 s');
-    t.ok(latencies.every((l) => l < 5000), 'each was started within the generous bound');
+    t.equal(latencies.length, 5, 'every job from the other process completed');
+    // One poll (1 s) after the commit, and the claim: judged by the median, since a busy machine can
+    // hold one of them back; a runner that did not poll would never start them.
+    const median = [...latencies].sort((a, b) => a - b)[2]!;
+    t.ok(median < 3000, `started within three poll intervals (median ${median} ms)`);
   } finally {
     await runner.stop();
     await db.close();
