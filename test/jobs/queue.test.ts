@@ -70,12 +70,17 @@ test('50 jobs enqueued at once: concurrency honoured, each done exactly once, no
   const calls = new Map<number, number>();
   let active = 0;
   let maxActive = 0;
+  // The first handlers hold on until three run at once (a busy machine claims slowly: jobs of a few
+  // milliseconds might never overlap), for 30 s at most: a runner that never runs three gives up the wait once.
+  let waitForThree = true;
   runner.handle('work', async (job, ctx) => {
     calls.set(job.id, (calls.get(job.id) ?? 0) + 1);
     active++;
     maxActive = Math.max(maxActive, active);
     try {
       ctx.progress({ step: 'work', bytes: job.id });
+      if (waitForThree) await waitFor(() => maxActive >= 3, 30_000, 'three handlers at once').catch(() => undefined);
+      waitForThree = false;
       await sleep(5 + Math.random() * 20);
     } finally {
       active--;
@@ -132,12 +137,15 @@ test('progress is visible while running and written at most twice a second', asy
   const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 50 });
   let midway: unknown = null;
+  let ranMs = 0;
   runner.handle('work', async (job, ctx) => {
+    const began = Date.now();
     for (let i = 1; i <= 100; i++) {
       ctx.progress({ step: 'download', bytes: i * 1000 });
       await sleep(10);
       if (i === 80) midway = (await getJob(db, job.id))?.progress;
     }
+    ranMs = Date.now() - began;
   });
   const job = await db.writes.run((transaction) => enqueue('work', {}, { transaction }));
   const run = db.writes.run.bind(db.writes);
@@ -149,8 +157,10 @@ test('progress is visible while running and written at most twice a second', asy
     const done = await getJob(db, job.id);
     t.ok(midway && (midway as { step: string }).step === 'download', `progress readable mid-job: ${JSON.stringify(midway)}`);
     t.deepEqual(done?.progress, { step: 'download', bytes: 100_000 }, 'the last report is kept');
-    // claim + complete + progress writes over ~1.1 s of work at <= 2/s (one may start at once).
-    t.ok(writes <= 2 + 4, `few writes for 100 reports (saw ${writes})`);
+    // claim + complete + progress writes at <= 2/s over the run (~1.1 s; longer on a busy machine:
+    // its own length counts), one of which may start at once.
+    const most = 2 + 1 + Math.ceil((2 * ranMs) / 1000);
+    t.ok(writes <= most, `few writes for 100 reports (saw ${writes}; at most ${most} for ${ranMs} ms of work)`);
     t.ok(writes >= 3, 'some progress was written during the run');
   } finally {
     await runner.stop();
