@@ -137,7 +137,7 @@ test('the store is lost: doctor and /healthz name the captures; reimport --all -
   const after = await exportAll();
   t.deepEqual([...after], [...before], 'every export, CSV and NDJSON, equal to before');
   t.equal((await doctorLine()).status, 'ok', 'doctor: capture_rows ok again');
-  const healthy = await waitFor(async () => ((await healthz()).status === 200 ? true : null), 15_000, '/healthz to count again');
+  const healthy = await waitFor(async () => ((await healthz()).status === 200 ? true : null), 60_000, '/healthz to count again');
   t.ok(healthy, '/healthz: 200 once it counts again');
 });
 

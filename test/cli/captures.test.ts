@@ -39,9 +39,10 @@ test('rigd captures / rigd ingest KEY --wait against a running rigd serve', asyn
     const row = await waitFor(async () => {
       const r = await captureRow(dataDir, 'rig3/good.sqlite');
       return r?.started_at ? r : null;
-    }, 10_000, 'the server to start the job');
+    }, 60_000, 'the server to start the job');
     const pickup = new Date(row.started_at as Date).getTime() - new Date(row.created_at as Date).getTime();
-    t.ok(pickup <= 2000, `the server picked the job up ${pickup} ms after it was queued by another process`);
+    // A poll (1 s) or a notification picks it up; the slack is a busy machine's.
+    t.ok(pickup <= 10_000, `the server picked the job up ${pickup} ms after it was queued by another process`);
 
     const wait = await rigd(['ingest', 'rig3/good.sqlite', '--wait'], { env, timeoutMs: 60_000 });
     t.equal(wait.code, 0, `--wait on an ingested capture: exit 0 ${wait.stderr}`);
@@ -90,7 +91,7 @@ test('crash safety: rigd serve SIGKILLed mid-ingest; after restart the job compl
     const r = await captureRow(dataDir, 'rig4/slow.sqlite');
     const p = r?.progress ? JSON.parse(String(r.progress)) : null;
     return p && p.step === 'download' && p.bytes > 512 * 1024 ? { r, p } : null;
-  }, 15_000, 'the copy to be under way', 50);
+  }, 60_000, 'the copy to be under way', 50);
   t.equal(await first.stop('SIGKILL'), null, `SIGKILL at ${mid.p.bytes} of ${mid.p.total} bytes`);
   const dead = await captureRow(dataDir, 'rig4/slow.sqlite');
   t.equal(dead?.state, 'ingesting', 'left ingesting by the dead process');

@@ -56,9 +56,9 @@ test('empty results name the filter, quoted as typed in a shell', async (t) => {
   t.equal((await rigd(['captures', '--rig', 'rig9'], { env })).stdout, 'no captures match --rig rig9\n', 'captures --rig');
 });
 
-/** The screen of a tmux session once `ok` holds (15 s at most). */
+/** The screen of a tmux session once `ok` holds (60 s at most: a busy machine starts node slowly). */
 async function pane(session: string, ok: (text: string) => boolean, what: string): Promise<string> {
-  const end = Date.now() + 15_000;
+  const end = Date.now() + 60_000;
   let text = '';
   while (Date.now() < end) {
     text = execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });

@@ -86,7 +86,7 @@ test('ext4 remounted read-only under rigd serve: 503 with the right code, /healt
       const res = await http(`${srv.url}/healthz`);
       const b = res.json() as { failing: string[]; checks: Record<string, string> };
       return res.status === 503 && b.failing.includes('disk_write') ? b : null;
-    }, 10_000, '/healthz to name disk_write', 100);
+    }, 60_000, '/healthz to name disk_write', 100);
     const body = probed;
     t.match(body.checks.disk_write ?? '', /read-only \(EROFS\)/, `saying the file system is read-only: ${body.checks.disk_write}`);
 

@@ -13,7 +13,7 @@ const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function pane(session: string, ok: (text: string) => boolean, what: string): Promise<string> {
-  const end = Date.now() + 15_000;
+  const end = Date.now() + 60_000;
   let text = '';
   while (Date.now() < end) {
     text = tmux('capture-pane', '-p', '-t', session);

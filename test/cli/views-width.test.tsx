@@ -35,7 +35,7 @@ function resize(view: View, columns: number): void {
 }
 
 async function until(view: View, ok: (f: string) => boolean, what: string): Promise<string> {
-  const end = Date.now() + 5000;
+  const end = Date.now() + 60_000;
   while (Date.now() < end) {
     const f = view.lastFrame();
     if (f !== undefined && ok(plain(f))) return plain(f);

@@ -38,7 +38,7 @@ function rig(id: string, agoS: number, extra: Partial<RigView> = {}): RigView {
   };
 }
 
-async function until(frame: () => string | undefined, ok: (f: string) => boolean, what: string, ms = 3000): Promise<string> {
+async function until(frame: () => string | undefined, ok: (f: string) => boolean, what: string, ms = 60_000): Promise<string> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     const f = frame();

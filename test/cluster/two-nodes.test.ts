@@ -81,7 +81,7 @@ test('two nodes start at the same moment on an empty database: migrated once, bo
       text = JSON.stringify(nodes);
       return typeof nodes !== 'string' && /"node-a"/.test(text) && /"node-b"/.test(text);
     },
-    15_000,
+    60_000,
     'both nodes in the nodes table',
     250,
   ).catch(() => false);

@@ -3,7 +3,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { App } from '../../src/services/app.ts';
 import type { CaptureView } from '../../src/services/captures/service.ts';
 import type { ObjectInfo } from '../../src/storage/contract.ts';
-import { waitFor } from './jobs.ts';
+import { WAIT_MS, waitFor } from './jobs.ts';
 
 /** Stores `file` as `key` in the embedded store of `app`. */
 export async function putFile(app: App, key: string, file: string): Promise<ObjectInfo> {
@@ -13,7 +13,7 @@ export async function putFile(app: App, key: string, file: string): Promise<Obje
 }
 
 /** Waits until capture `id` is ingested or failed. */
-export function settled(app: App, id: number, timeoutMs = 30_000): Promise<CaptureView> {
+export function settled(app: App, id: number, timeoutMs = WAIT_MS): Promise<CaptureView> {
   return waitFor(
     async () => {
       const c = await app.captures.get(id);
@@ -29,7 +29,7 @@ export function settled(app: App, id: number, timeoutMs = 30_000): Promise<Captu
  * Waits until job `id` has ended (done or failed). The runner records a job's end just after its
  * handler recorded the capture's, so a settled capture may briefly have a running job.
  */
-export function settledJob(app: App, id: number, timeoutMs = 5000) {
+export function settledJob(app: App, id: number, timeoutMs = WAIT_MS) {
   return waitFor(
     async () => {
       const job = await app.db.models.Job.findByPk(id);

@@ -31,8 +31,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * How long a test waits for something that should happen, by default: generous, since a wait costs
+ * nothing when things go right and a busy machine (a CI runner, builds next to it) can be slow.
+ * A bound the product promises is asserted on its own, never through a wait's deadline.
+ */
+export const WAIT_MS = 60_000;
+
 /** Polls until fn returns a truthy value; throws after timeoutMs. */
-export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition', everyMs = 20): Promise<NonNullable<T>> {
+export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = WAIT_MS, what = 'condition', everyMs = 20): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
@@ -122,7 +129,7 @@ export function spawnWorker(opts: WorkerOptions): Worker {
     }),
   );
   const nextStart = async () => {
-    await waitFor(() => started.length > consumed, 10_000, 'a job start in the worker');
+    await waitFor(() => started.length > consumed, WAIT_MS, 'a job start in the worker');
     return started[consumed++];
   };
   return { child, ready, started, exited, nextStart };

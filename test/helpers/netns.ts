@@ -52,7 +52,7 @@ export interface ExecResult {
 
 export interface ExecOptions {
   input?: string | Buffer;
-  /** Kill the command after this many ms (default 30000); code is then 124. */
+  /** Kill the command after this many ms (default 60000: generous, a busy machine is slow); code is then 124. */
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
 }
@@ -75,7 +75,7 @@ export interface HttpRequest {
   omitHost?: boolean;
   /** Source address inside the namespace (one of the host's addrs); default: the kernel's choice (addr). */
   localAddress?: string;
-  /** Per-request timeout in ms (default 15000). */
+  /** Per-request timeout in ms (default 30000: generous, a busy machine is slow). */
   timeoutMs?: number;
 }
 
@@ -277,7 +277,7 @@ function runCapture(cmd: string, args: string[], opts: ExecOptions = {}): Promis
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, opts.timeoutMs ?? 30_000);
+    }, opts.timeoutMs ?? 60_000);
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.on('error', (e) => {
@@ -289,7 +289,7 @@ function runCapture(cmd: string, args: string[], opts: ExecOptions = {}): Promis
       resolve({
         code: timedOut ? 124 : (code ?? (signal ? 128 : 1)),
         stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8') + (timedOut ? `\n[killed after ${opts.timeoutMs ?? 30_000} ms]` : ''),
+        stderr: Buffer.concat(err).toString('utf8') + (timedOut ? `\n[killed after ${opts.timeoutMs ?? 60_000} ms]` : ''),
       });
     });
     child.stdin.on('error', () => {});
@@ -316,7 +316,7 @@ process.stdin.on('end', async () => {
     const req = http.request({
       agent, host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || 80, path: u.pathname + u.search,
       method: r.method || 'GET', headers, setHost: !r.omitHost, localAddress: r.localAddress || undefined,
-      timeout: r.timeoutMs || 15000,
+      timeout: r.timeoutMs || 30_000,
     }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
@@ -375,7 +375,7 @@ class Instance implements Hosts {
         body: r.body === undefined ? null : Buffer.from(r.body).toString('base64'),
       })),
     };
-    const maxTimeout = Math.max(...reqs.map((r) => r.timeoutMs ?? 15_000));
+    const maxTimeout = Math.max(...reqs.map((r) => r.timeoutMs ?? 30_000));
     const r = await this.exec(host, [process.execPath, '-e', REQUEST_SCRIPT], {
       input: JSON.stringify(payload),
       timeoutMs: maxTimeout * Math.ceil(reqs.length / payload.concurrency) + 10_000,

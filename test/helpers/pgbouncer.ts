@@ -83,7 +83,7 @@ export async function startPgBouncer(serverPort: number, opts: { poolSize?: numb
   const kill = () => child.kill('SIGTERM');
   process.once('exit', kill);
   try {
-    await waitForPort(port, 20_000);
+    await waitForPort(port, 60_000);
   } catch (err) {
     child.kill('SIGKILL');
     throw new Error(`${(err as Error).message}: ${out}`);

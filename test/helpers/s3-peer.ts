@@ -18,7 +18,7 @@ export interface S3Peer {
 }
 
 /** Longest wait for s3rver to listen; it binds a loopback port and nothing else. */
-const START_TIMEOUT_MS = 20_000;
+const START_TIMEOUT_MS = 60_000;
 
 /**
  * Starts the peer, or rejects with one line saying that s3rver did not start and why (a test that

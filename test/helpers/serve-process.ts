@@ -23,7 +23,7 @@ export interface StartedServe {
 }
 
 export interface StartOptions {
-  /** How long it may take to print its listening line. @default 20000 */
+  /** How long it may take to print its listening line (generous: a busy machine starts node slowly). @default 60000 */
   timeoutMs?: number;
   /** Names the process in errors. @default 'rigd serve' */
   label?: string;
@@ -37,7 +37,7 @@ process.on('exit', () => {
 
 /** Runs file with argv and waits for the listening line; rejects (the process killed) when it exits or times out first. */
 export function startServe(file: string, argv: string[], env: NodeJS.ProcessEnv, opts: StartOptions = {}): Promise<StartedServe> {
-  const timeoutMs = opts.timeoutMs ?? 20_000;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   const label = opts.label ?? 'rigd serve';
   return new Promise((resolve, reject) => {
     const child = spawn(file, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });

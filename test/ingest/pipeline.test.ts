@@ -56,7 +56,7 @@ test('queued -> ingesting (bytes, then rows) -> ingested with what the import re
     const importing = await waitFor(async () => {
       const c = await app.captures.get(id);
       return c.progress?.step === 'import' && c.progress.rows === 20 ? c : null;
-    }, 10_000, 'the import to report rows');
+    }, 60_000, 'the import to report rows');
     t.deepEqual([importing.state, importing.attempts], ['ingesting', 1], 'ingesting, attempt 1');
     t.ok(importing.started_at, 'started_at from the job');
     t.equal(importing.sha256, null, 'no results before the record step');
@@ -105,7 +105,7 @@ test('an import that fails otherwise: queued again with import_error after backo
     const retrying = await waitFor(async () => {
       const c = await app.captures.get(id);
       return c.state === 'queued' && c.attempts === 1 ? c : null;
-    }, 10_000, 'the first failure');
+    }, 60_000, 'the first failure');
     t.deepEqual([retrying.error_code, retrying.last_error], ['import_error', 'capture store busy (1)'], 'queued again with the error and its code');
     const job = await app.db.models.Job.findByPk(retrying.job_id!);
     t.ok(job && job.run_after.getTime() - job.updated_at.getTime() >= RETRY_MS - 5, 'retried after the backoff');

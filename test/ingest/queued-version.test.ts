@@ -45,7 +45,7 @@ test('a queued version is ingested after its rig overwrote the key; the new vers
     t.equal((await request('/api/v1/rigs/rig5', { method: 'PUT', body: 'rig_serial=SN-5' })).status, 200, 'rig5 reports');
 
     t.equal(await upload(v1.path, v1.sizeBytes), 200, 'rig5 uploads version 1');
-    const first = await waitFor(async () => (await app.captures.list()).captures.find((c) => c.etag === v1.sha256), 10_000, 'capture of version 1');
+    const first = await waitFor(async () => (await app.captures.list()).captures.find((c) => c.etag === v1.sha256), 60_000, 'capture of version 1');
     t.equal(first.state, 'queued', 'version 1 is queued (the ingester is not running yet)');
     t.equal(await upload(v2.path, v2.sizeBytes), 200, 'rig5 overwrites its key with version 2');
     t.equal((await app.storage.stat(KEY))?.etag, v2.sha256, 'the key now holds version 2');
@@ -63,7 +63,7 @@ test('a queued version is ingested after its rig overwrote the key; the new vers
     const two = await waitFor(() => done(second!.id), 60_000, 'capture 2 ingested');
     t.deepEqual([two.state, two.sha256, two.tables?.map((x) => x.rows)], ['ingested', v2.sha256, [7]], 'version 2 ingested with its 7 rows');
     const held = path.join(app.config.data_dir, 'objects', '.held', app.config.storage.bucket);
-    await waitFor(() => !existsSync(held) || readdirSync(held).length === 0, 10_000, 'kept versions let go');
+    await waitFor(() => !existsSync(held) || readdirSync(held).length === 0, 60_000, 'kept versions let go');
     t.pass('the kept copy of version 1 is let go once its job is done');
     t.equal((await app.storage.stat(KEY))?.etag, v2.sha256, 'the key still holds version 2');
   } finally {

@@ -28,7 +28,7 @@ const ended = (db: Database, id: number) =>
   waitFor(async () => {
     const job = await getJob(db, id);
     return job && (job.state === 'done' || job.state === 'failed') ? job : null;
-  }, 10_000, `job ${id} to end`);
+  }, 60_000, `job ${id} to end`);
 
 test('the commit runs in the transaction that marks the job done; one that throws leaves neither, and the job is retried', async (t) => {
   const db = await openDatabase(...withDb(tempDataDir()));
@@ -79,13 +79,13 @@ test('a run that lost its lease records nothing: its commit never runs', async (
   try {
     await runner.start();
     const id = await queue(db, 'slow');
-    await waitFor(() => started, 5000, 'the handler to start');
+    await waitFor(() => started, 60_000, 'the handler to start');
     // Another runner reclaimed and claimed it meanwhile: new owner, next attempt (the fencing token).
     await db.writes.run((transaction) =>
       db.models.Job.update({ lease_owner: 'other-host/42/beef', attempts: 2, lease_expires_at: new Date(Date.now() + 60_000) }, { where: { id }, transaction }),
     );
     stolen = true;
-    await waitFor(() => outcomes.length > 0, 5000, 'the run to end');
+    await waitFor(() => outcomes.length > 0, 60_000, 'the run to end');
     t.deepEqual(outcomes, ['lost'], 'the run ended lost');
     t.equal(committed, false, 'its commit was not run');
     t.deepEqual(await results(db), [], 'no results recorded');

@@ -70,12 +70,17 @@ test('50 jobs enqueued at once: concurrency honoured, each done exactly once, no
   const calls = new Map<number, number>();
   let active = 0;
   let maxActive = 0;
+  // The first handlers hold on until three run at once (a busy machine claims slowly: jobs of a few
+  // milliseconds might never overlap), for 30 s at most: a runner that never runs three gives up the wait once.
+  let waitForThree = true;
   runner.handle('work', async (job, ctx) => {
     calls.set(job.id, (calls.get(job.id) ?? 0) + 1);
     active++;
     maxActive = Math.max(maxActive, active);
     try {
       ctx.progress({ step: 'work', bytes: job.id });
+      if (waitForThree) await waitFor(() => maxActive >= 3, 30_000, 'three handlers at once').catch(() => undefined);
+      waitForThree = false;
       await sleep(5 + Math.random() * 20);
     } finally {
       active--;
@@ -87,7 +92,7 @@ test('50 jobs enqueued at once: concurrency honoured, each done exactly once, no
     const jobs = await Promise.all(
       Array.from({ length: 50 }, (_, i) => db.writes.run((transaction) => enqueue('work', { i }, { transaction }))),
     );
-    await waitFor(async () => (await queueDepth(db)).done === 50, 20_000, '50 jobs done');
+    await waitFor(async () => (await queueDepth(db)).done === 50, 60_000, '50 jobs done');
     t.ok(maxActive <= 3, `never more than 3 handlers at once (saw ${maxActive})`);
     t.equal(maxActive, 3, 'the runner does use all 3 slots');
     t.equal(calls.size, 50, 'every job ran');
@@ -118,7 +123,7 @@ test('a runner claims only the kinds it handles', async (t) => {
       await enqueue('mine', {}, { transaction });
     });
     await runner.start();
-    await waitFor(async () => (await queueDepth(db)).done === 1, 5000, 'mine done');
+    await waitFor(async () => (await queueDepth(db)).done === 1, 60_000, 'mine done');
     await sleep(200);
     t.deepEqual(seen, ['mine'], 'only its own kind ran');
     t.deepEqual(await queueDepth(db, 'other'), { queued: 1, running: 0, done: 0, failed: 0 }, 'the other job is untouched');
@@ -132,12 +137,15 @@ test('progress is visible while running and written at most twice a second', asy
   const db = await openDatabase(...withDb(tempDataDir()));
   const runner = new JobRunner(db, { pollMs: 50 });
   let midway: unknown = null;
+  let ranMs = 0;
   runner.handle('work', async (job, ctx) => {
+    const began = Date.now();
     for (let i = 1; i <= 100; i++) {
       ctx.progress({ step: 'download', bytes: i * 1000 });
       await sleep(10);
       if (i === 80) midway = (await getJob(db, job.id))?.progress;
     }
+    ranMs = Date.now() - began;
   });
   const job = await db.writes.run((transaction) => enqueue('work', {}, { transaction }));
   const run = db.writes.run.bind(db.writes);
@@ -145,12 +153,14 @@ test('progress is visible while running and written at most twice a second', asy
   db.writes.run = (fn) => (writes++, run(fn));
   try {
     await runner.start();
-    await waitFor(async () => (await getJob(db, job.id))?.state === 'done', 10_000, 'job done');
+    await waitFor(async () => (await getJob(db, job.id))?.state === 'done', 60_000, 'job done');
     const done = await getJob(db, job.id);
     t.ok(midway && (midway as { step: string }).step === 'download', `progress readable mid-job: ${JSON.stringify(midway)}`);
     t.deepEqual(done?.progress, { step: 'download', bytes: 100_000 }, 'the last report is kept');
-    // claim + complete + progress writes over ~1.1 s of work at <= 2/s (one may start at once).
-    t.ok(writes <= 2 + 4, `few writes for 100 reports (saw ${writes})`);
+    // claim + complete + progress writes at <= 2/s over the run (~1.1 s; longer on a busy machine:
+    // its own length counts), one of which may start at once.
+    const most = 2 + 1 + Math.ceil((2 * ranMs) / 1000);
+    t.ok(writes <= most, `few writes for 100 reports (saw ${writes}; at most ${most} for ${ranMs} ms of work)`);
     t.ok(writes >= 3, 'some progress was written during the run');
   } finally {
     await runner.stop();

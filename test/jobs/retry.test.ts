@@ -6,7 +6,7 @@ import { getJob } from '../../src/jobs/read.ts';
 import type { JobInfo } from '../../src/jobs/job.ts';
 import { enqueue } from '../../src/jobs/enqueue.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
-import { sleep, tempDataDir, waitFor } from '../helpers/jobs.ts';
+import { sleep, tempDataDir, WAIT_MS, waitFor } from '../helpers/jobs.ts';
 import { withDb } from '../helpers/dialect.ts';
 
 test('backoffMs: base * 2^(attempts-1), capped, with jitter on top', (t) => {
@@ -19,7 +19,7 @@ test('backoffMs: base * 2^(attempts-1), capped, with jitter on top', (t) => {
   t.end();
 });
 
-async function finished(db: Awaited<ReturnType<typeof openDatabase>>, id: number, timeoutMs = 10_000): Promise<JobInfo> {
+async function finished(db: Awaited<ReturnType<typeof openDatabase>>, id: number, timeoutMs = WAIT_MS): Promise<JobInfo> {
   return waitFor(async () => {
     const job = await getJob(db, id);
     return job && (job.state === 'done' || job.state === 'failed') ? job : null;
@@ -47,9 +47,10 @@ test('a transient failure is retried with exponential backoff, then succeeds', a
     t.ok(runAfters.every((r, i) => i === 0 || r > runAfters[i - 1]), 'run_after moves forward on each failure');
     const gaps = seen.slice(1).map((s, i) => s.at - seen[i].at);
     t.comment(`gaps between attempts: ${gaps.join(', ')} ms (backoff ${baseMs}, ${baseMs * 2}, ${baseMs * 4})`);
+    // At least the backoff (doubling each time: exponential); a busy machine adds its own delay to
+    // the poll and the claim on top, hence the slack of the upper bound.
     t.ok(gaps.every((g, i) => g >= baseMs * 2 ** i), 'each retry waits at least base * 2^(attempts-1)');
-    t.ok(gaps.every((g, i) => g < baseMs * 2 ** i + 1000), 'and is not held back much longer');
-    t.ok(gaps[2] > 2.5 * gaps[0], 'roughly exponential');
+    t.ok(gaps.every((g, i) => g < baseMs * 2 ** i + 5000), 'and is not held back much longer');
   } finally {
     await runner.stop();
     await db.close();
@@ -118,7 +119,8 @@ test('a job past its time bound is aborted and counts as a transient failure', a
         throw err;
       }
     }
-    if (job.attempts === 2) await sleep(1500); // ignores the signal: given up after the grace
+    // Ignores the signal: given up after the grace (an unref'd timer: it does not hold the process).
+    if (job.attempts === 2) await new Promise((resolve) => setTimeout(resolve, 60_000).unref());
   });
   try {
     await runner.start();
@@ -129,7 +131,7 @@ test('a job past its time bound is aborted and counts as a transient failure', a
     t.equal(job.state, 'done', 'retried and done on the third attempt');
     t.equal(job.attempts, 3, 'the timeouts counted as attempts');
     t.match(job.lastError ?? '', /timed out after 200 ms/, 'the timeout is the last error');
-    t.ok(Date.now() - started < 5000, 'a handler ignoring its signal did not hold the slot');
+    t.ok(Date.now() - started < 30_000, `a handler ignoring its signal (for 60 s) did not hold the slot (${Date.now() - started} ms)`);
 
     const { id: id2 } = await db.writes.run((transaction) => enqueue('slow', {}, { transaction, maxAttempts: 1 }));
     const job2 = await finished(db, id2);

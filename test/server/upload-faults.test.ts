@@ -15,7 +15,8 @@ import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const GW = '10.144.120.1';
-const IDLE_S = 5;
+// Long enough that the healthy PUT of the first test ends inside it on a busy machine too.
+const IDLE_S = 10;
 let net: Hosts;
 let s: TestServer;
 let port = 0;
@@ -87,7 +88,7 @@ test('20 stalled PUTs do not hold back a healthy one', async (t) => {
     reqs.push({ url, mode: 'stall' as const, total: 5_000_000, head: i === 0 ? 0 : 1000 + i * 333 });
   }
   stalled = slowClients(net, 'rig', reqs);
-  await stalled.until((e) => e.filter((x) => x.ev === 'sent').length === 20, 20_000);
+  await stalled.until((e) => e.filter((x) => x.ev === 'sent').length === 20, 60_000);
   // Let the server take in what they sent (each one's bytes sit in the store now).
   await new Promise((r) => setTimeout(r, 500));
   t.equal(closedOnes(stalled.events).length, 0, '20 connections sent headers and a few bytes (one none at all), then nothing');
@@ -138,7 +139,7 @@ test('a PUT that trickles for longer than the idle timeout, never pausing that l
 test('a PUT whose client resets the connection halfway releases everything at once', async (t) => {
   const { url } = await reserve('reset.bin', 2_000_000);
   const c = slowClients(net, 'rig', [{ url, mode: 'reset', total: 2_000_000, head: 900_000 }]);
-  await c.until((e) => e.some((x) => x.ev === 'reset'), 20_000);
+  await c.until((e) => e.some((x) => x.ev === 'reset'), 60_000);
   c.stop();
   t.deepEqual(await noPartsWithin(3000), [], 'no temp file left (well before any idle timeout)');
   t.equal(await s.app.storage.stat('reset.bin'), null, 'nothing stored');
@@ -148,7 +149,7 @@ test('a PUT the server answers by itself (a malformed chunked body) releases eve
   const { url } = await reserve('malformed.bin', 1_000_000);
   const raw = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 0x62), Buffer.from('\r\nnot-a-chunk-size\r\n')]);
   const c = slowClients(net, 'rig', [{ url, mode: 'stall', raw: raw.toString('base64'), headers: { 'transfer-encoding': 'chunked' } }]);
-  const [closed] = closedOnes(await c.until((e) => closedOnes(e).length === 1, 20_000));
+  const [closed] = closedOnes(await c.until((e) => closedOnes(e).length === 1, 60_000));
   c.stop();
   t.match(closed?.status ?? '', /^HTTP\/1\.1 400 /, `answered 400 by the server: ${closed?.status}`);
   t.deepEqual(await noPartsWithin(3000), [], 'no temp file left (well before any idle timeout)');

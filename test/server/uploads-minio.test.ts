@@ -57,7 +57,8 @@ test('storage down: 503 storage_unavailable quickly, and the server keeps servin
     const ms = Date.now() - started;
     t.equal(res.status, 503);
     t.equal(res.json().error.code, 'storage_unavailable');
-    t.ok(ms < 5000, `answered in ${ms} ms`);
+    // Loose: the refused connection is seen at once; a busy machine may still take seconds.
+    t.ok(ms < 30_000, `answered in ${ms} ms, not after the OS's TCP timeouts`);
     t.equal(await s.app.db.models.Upload.count(), 0, 'no reservation recorded');
     const other = await http(`${s.url}/api/v1/sessions`, { json: { login: 'x', password: 'y' } });
     t.equal(other.status, 401, 'other endpoints still answer');

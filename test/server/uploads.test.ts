@@ -6,6 +6,7 @@ import path from 'node:path';
 import test from 'tape';
 import { fixture } from '../helpers/fixture.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
+import { WAIT_MS, waitFor } from '../helpers/jobs.ts';
 import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { closedPort } from '../helpers/storage.ts';
@@ -156,8 +157,8 @@ test('an expired URL is refused and the reservation ends expired', async (t) => 
     t.equal(put.status, 403, 'expired: 403');
     t.match(put.body, /<Code>AccessDenied<\/Code>[\s\S]*expired/i, 'says it expired');
     t.equal(await short.app.storage.stat('late.sqlite'), null, 'nothing stored');
-    await new Promise((r) => setTimeout(r, 1200));
-    t.equal((await short.app.db.models.Upload.findByPk(id))?.state, 'expired', 'the monitor marked it expired');
+    await waitFor(async () => (await short.app.db.models.Upload.findByPk(id))?.state === 'expired', WAIT_MS, 'the monitor to mark it expired', 100);
+    t.pass('the monitor marked it expired');
   } finally {
     await short.close();
   }

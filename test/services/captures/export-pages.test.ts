@@ -107,7 +107,7 @@ test('a stream destroyed mid-way releases its store handle at once', async (t) =
   await new Promise<void>((resolve) => out.stream.once('data', () => resolve()));
   t.ok((await storeHandles(s.config.data_dir)) > before, 'a handle while it runs');
   out.stream.destroy();
-  await waitFor(async () => ((await storeHandles(s.config.data_dir)) === before ? true : null), 5000, 'the handle to close');
+  await waitFor(async () => ((await storeHandles(s.config.data_dir)) === before ? true : null), 60_000, 'the handle to close');
   t.equal(closed, 1, 'onClose once');
   t.pass('no handle left');
 });

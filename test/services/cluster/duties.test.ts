@@ -45,7 +45,7 @@ test('two holders in one process on PostgreSQL: the second waits until the first
     await second.start();
     t.deepEqual([first.holding, second.holding], [true, false], 'only the first holds the duties');
     await first.stop();
-    await waitFor(() => second.holding, 10_000, 'the second to take the duties');
+    await waitFor(() => second.holding, 60_000, 'the second to take the duties');
     t.deepEqual([a.events, b.events], [['start', 'stop'], ['start']], 'the duties moved: stopped on the first, started on the second');
   } finally {
     await first.stop();
@@ -79,7 +79,7 @@ test('two holders in two processes: only one runs the duties; kill -9 it and the
   const a = spawnHolder(dataDir);
   const b = spawnHolder(dataDir);
   try {
-    await waitFor(() => a.lines.includes('ready') && b.lines.includes('ready'), 20_000, 'both holders to start');
+    await waitFor(() => a.lines.includes('ready') && b.lines.includes('ready'), 60_000, 'both holders to start');
     const started = [a, b].filter((h) => h.lines.includes('duty started'));
     t.equal(started.length, 1, 'exactly one of the two runs the duties');
     const [holder, other] = started[0] === a ? [a, b] : [b, a];
@@ -90,7 +90,7 @@ test('two holders in two processes: only one runs the duties; kill -9 it and the
 
     holder.child.kill('SIGKILL');
     t.equal(await holder.exited, 'SIGKILL', 'the holder was killed');
-    await waitFor(() => other.lines.includes('duty started'), 10_000, 'the other holder to take the duties');
+    await waitFor(() => other.lines.includes('duty started'), 60_000, 'the other holder to take the duties');
     t.pass('the other process took the duties over after the holder died');
     t.notOk(holder.lines.includes('duty stopped'), 'the killed holder never stopped its duties itself: the server freed its lock');
   } finally {

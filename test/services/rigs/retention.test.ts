@@ -69,7 +69,7 @@ test('the schedule runs prune and stops cleanly', async (t) => {
     const runs: { removed: number }[] = [];
     const retention = new RigRetention(db, 1, { firstRunMs: 10, intervalMs: 50, onError: (e) => errors.push(e), onPruned: (run) => runs.push(run) });
     retention.start();
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 60_000;
     while ((await db.models.RigReport.count()) > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     t.equal(await db.models.RigReport.count({ where: { serial: 'old' } }), 0, 'the scheduled run deleted the old row');
     await retention.stop();
