@@ -1,3 +1,4 @@
+// test: alone (SIGSTOP of PostgreSQL under a running cluster)
 // Locks cannot be held hostage. Two `rigd serve` nodes on one PostgreSQL server of this file's own,
 // with the shipped bounds (database.lock_timeout_s 5, idle_in_transaction_timeout_s 4). Node A is
 // stopped (SIGSTOP: a long GC pause, a frozen VM) while its open report transaction holds row
