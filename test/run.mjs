@@ -102,9 +102,20 @@ let ended = 0;
 const failures = [];
 const durations = [];
 const started = Date.now();
+// SIGINT/SIGTERM (Ctrl-C, CI's time limit): the running files are stopped, their output printed, no
+// new one starts, and the run still ends with its failures and summary line.
+const children = new Set();
+let stoppedBy = null;
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    stoppedBy ??= sig;
+    for (const c of children) c.kill('SIGTERM');
+  });
+}
 const seconds = (ms) => `${Math.round(ms / 1000)}s`;
 
 async function runFile(item) {
+  if (stoppedBy) return;
   const t0 = Date.now();
   let result;
   let databases = null;
@@ -144,12 +155,14 @@ function runProcess(file, extraEnv) {
       // (libuv sizes it before a test file's first line runs, so only the parent can set it).
       env: { UV_THREADPOOL_SIZE: '16', ...process.env, ...extraEnv, FORCE_COLOR: '0' },
     });
+    children.add(child);
     const out = [];
     const err = [];
     child.stdout.on('data', (c) => out.push(c));
     child.stderr.on('data', (c) => err.push(c));
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      children.delete(child);
       const stdout = Buffer.concat(out).toString('utf8');
       const counts = countTap(stdout);
       const seen = counts.passed + counts.failed + counts.assertionsSkipped;
@@ -166,6 +179,10 @@ await schedule(order, jobs, runFile);
 if (pgAdmin) {
   await dropDatabases(templateName);
   await pgAdmin.end();
+}
+if (stoppedBy) {
+  failed++;
+  failures.push(`the run was stopped by ${stoppedBy}: ${files.length - ended} of ${files.length} files did not run`);
 }
 if (failures.length) {
   process.stdout.write('\n# failures:\n' + failures.map((f) => `#   ${f}`).join('\n') + '\n');

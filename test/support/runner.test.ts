@@ -4,8 +4,9 @@
 // file marked alone runs with nothing beside it, and two files sharing nothing do run together (so
 // the records can show an overlap). Each file's output is printed whole, the failures and the summary
 // line are as before, and RIGD_TEST_JOBS=1 runs one file at a time.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'tape';
@@ -23,7 +24,7 @@ interface Run {
   runs: Map<string, { start: number; end: number }>;
 }
 
-function runner(args: string[], env: Record<string, string>): Promise<Run> {
+function runner(args: string[], env: Record<string, string>, onSpawn?: (child: ChildProcess, log: string) => void): Promise<Run> {
   const log = tmpDir('rigd-runner-');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, 'test', 'run.mjs'), ...args], {
@@ -36,6 +37,7 @@ function runner(args: string[], env: Record<string, string>): Promise<Run> {
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     child.on('error', reject);
+    onSpawn?.(child, log);
     child.on('close', (code) => {
       const runs = new Map<string, { start: number; end: number }>();
       let lines: string[] = [];
@@ -117,4 +119,20 @@ test('what each file holds, as the runner reads it; a bad RIGD_TEST_JOBS is refu
   t.equal(bad.code, 2, 'RIGD_TEST_JOBS=two: exit 2');
   t.equal(bad.stderr, 'test/run.mjs: RIGD_TEST_JOBS must be a whole number of files at once (1 or more), not "two"\n', 'one line saying what is wrong');
   t.equal(bad.runs.size, 0, 'nothing ran');
+});
+
+test('SIGTERM (CI\'s time limit): the running file is stopped, nothing new starts, the summary line still ends the output', async (t) => {
+  // free-a waits for free-b, which is not in this run: it runs until stopped.
+  const run = await runner([path.join(fixtures, 'free-a.test.ts'), path.join(fixtures, 'shared-a.test.ts')], { RIGD_TEST_JOBS: '1' }, (child, log) => {
+    void (async () => {
+      while (!existsSync(path.join(log, 'free-a.start'))) await sleep(50);
+      child.kill('SIGTERM');
+    })();
+  });
+  t.equal(run.code, 1, 'exit 1');
+  t.notOk(run.runs.has('shared-a'), 'the file after it never started');
+  t.match(run.stdout, /^# file 1 of 2, elapsed \d+s: test\/support\/fixtures\/runner\/free-a\.test\.ts$/m, "the stopped file's output printed under its header");
+  t.match(run.stdout, /^# {3}test\/support\/fixtures\/runner\/free-a\.test\.ts: exited with SIGTERM after 0 passing assertions$/m, 'the stopped file listed as a failure');
+  t.match(run.stdout, /^# {3}the run was stopped by SIGTERM: 1 of 2 files did not run$/m, 'and the run as stopped');
+  t.match(run.stdout, /\n0 passed, 2 failed, 0 skipped\n$/, 'the summary line ends the output');
 });
