@@ -191,6 +191,7 @@ if (files.length > 1) {
   const slowest = durations.sort((a, b) => b.ms - a.ms).slice(0, 10);
   process.stdout.write('\n# slowest files:\n' + slowest.map((d) => `#   ${seconds(d.ms).padStart(5)} ${d.rel}`).join('\n') + '\n');
 }
-process.stdout.write(`\n# ${files.length} file${files.length === 1 ? '' : 's'} in ${seconds(Date.now() - started)} (${jobs} at once)\n`);
+const own = durations.reduce((sum, d) => sum + d.ms, 0);
+process.stdout.write(`\n# ${files.length} file${files.length === 1 ? '' : 's'} in ${seconds(Date.now() - started)} (${jobs} at once; the files' own times add up to ${seconds(own)})\n`);
 process.stdout.write(`${passed} passed, ${failed} failed, ${skipped} skipped\n`);
 process.exitCode = failed === 0 && passed + skipped > 0 ? 0 : 1;

@@ -82,7 +82,7 @@ test('two workers: files that share a subnet, a named resource or need the machi
   t.deepEqual(beside, [], 'nothing ran beside the file marked alone');
   t.match(run.stdout, /^# failures:\n# {3}test\/support\/fixtures\/runner\/fail\.test\.ts: not ok 2 fail: this one does not$/m, 'the failure listed with its file');
   t.match(run.stdout, /\n8 passed, 1 failed, 1 skipped\n$/, 'the summary line ends the output');
-  t.match(run.stdout, /^# 8 files in \d+s \(2 at once\)$/m, 'the duration line says how many ran at once');
+  t.match(run.stdout, /^# 8 files in \d+s \(2 at once; the files. own times add up to \d+s\)$/m, 'the duration line says how many ran at once');
 
   const printed = blocks(run.stdout);
   t.deepEqual(printed.map((b) => Number(/^# file (\d+) of 8,/.exec(b.header)?.[1])), [1, 2, 3, 4, 5, 6, 7, 8], '"# file N of 8" once per file, N counting up');
@@ -102,7 +102,7 @@ test('RIGD_TEST_JOBS=1: one file at a time', async (t) => {
   const pairs = NAMES.flatMap((a, i) => NAMES.slice(i + 1).filter((b) => overlap(run, a, b)).map((b) => `${a}+${b}`));
   t.deepEqual(pairs, [], 'no two files overlapped');
   t.match(run.stdout, /\n8 passed, 1 failed, 1 skipped\n$/, 'the same summary line');
-  t.match(run.stdout, /^# 8 files in \d+s \(1 at once\)$/m, 'one at once');
+  t.match(run.stdout, /^# 8 files in \d+s \(1 at once; the files. own times add up to \d+s\)$/m, 'one at once');
 });
 
 test('what each file holds, as the runner reads it; a bad RIGD_TEST_JOBS is refused', async (t) => {
