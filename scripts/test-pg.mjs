@@ -2,8 +2,9 @@
 // `npm run test:pg [-- files...]`: the test suite on a throwaway PostgreSQL cluster. initdb into a
 // temporary directory (as the postgres user when run as root), start it on 127.0.0.1 on a free port
 // with durability off (fsync, synchronous_commit, full_page_writes: a test cluster has nothing to
-// keep), create the template database each test file's database is copied from, run test/run.mjs
-// with RIGD_TEST_DATABASE_URL set, then stop the cluster and remove it: also on failure or Ctrl-C.
+// keep), create the template database each test file's databases are copied from, run test/run.mjs
+// with RIGD_TEST_DATABASE_URL set (it runs several files at once: RIGD_TEST_JOBS), then stop the
+// cluster and remove it: also on failure or Ctrl-C.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -90,7 +91,8 @@ try {
     'fsync=off',
     'synchronous_commit=off',
     'full_page_writes=off',
-    'max_connections=200',
+    // Room for the pools of the files running at once (RIGD_TEST_JOBS) and their child processes.
+    'max_connections=400',
   ];
   pgRun(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o', settings.map((s) => `-c ${s}`).join(' '), 'start']);
   started = true;

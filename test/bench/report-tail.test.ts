@@ -1,3 +1,4 @@
+// test: alone (runs bench load against a rigd serve process)
 // bench:report-tail starts and prints its figures on a tiny run (the figures themselves are not
 // judged: a test never asserts a time or a rate). It runs bin/rigd serve as its own process (on the
 // suite's engine: --engine postgres starts its own throwaway cluster), the bare route in another,

@@ -1,3 +1,4 @@
+// test: alone (a queued capture picked up within 2 s)
 // rigd captures and rigd ingest as child processes next to a child `rigd serve` on the same data_dir:
 // a queued capture is picked up by the server within 2 s, --wait follows it to ingested (exit 0) or
 // failed (exit 1). Crash safety: `rigd serve` SIGKILLed in the middle of an ingest; after a restart

@@ -1,3 +1,4 @@
+// test: alone (serve under a shifted clock; bounds on retention and report times)
 // One clock, for real: rigd serve run under libfaketime (LD_PRELOAD), its clock shifted while the
 // database keeps its own. SQLite: a node started 100 days ahead; its retention run removes nothing
 // (the window is measured from the newest stored report, not from a clock gone wrong) and says so;

@@ -1,3 +1,4 @@
+// test: alone (MinIO timeout of 1 s against a closed port)
 // rigd doctor as a child process: a healthy install passes; a missing bucket, a closed storage port,
 // a read-only data_dir and a bad config each fail with the right line (and exit 1).
 import test from 'tape';

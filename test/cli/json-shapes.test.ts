@@ -1,3 +1,4 @@
+// test: alone (SIGINT 2.5 s after start must find the handler installed)
 // Every listing command's --json is JSON only on stdout and has the shape README documents.
 import test from 'tape';
 import { spawn } from 'node:child_process';

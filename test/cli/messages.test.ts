@@ -1,3 +1,4 @@
+// test: shares tmux (the default tmux server)
 // What the CLI says about captures, uploads and users, as a child process: an empty result names the
 // filter it was asked with ("no uploads yet" only when there was none), counts read right ("1 table,
 // 1 row"), an unknown capture is named by its id, a capture that has no rows says why and the next

@@ -1,3 +1,4 @@
+// test: alone (a webhook that does not answer within 1 s)
 // `rigd notify test [--webhook|--email] [--json]` as a child process against a real HTTP receiver,
 // a real SMTP relay, a dead port and a slow receiver: what each answered, exit 1 if any failed.
 import { writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// test: shares etc-passwd (creates and removes a system user)
 // Files rigd creates in data_dir belong to data_dir's owner, whoever runs the command. The data_dir
 // belongs to a system user made for this test; rigd commands run as root (child processes), then
 // rigd serve runs as that user and takes a login and a report. A root-owned rigd.sqlite-wal (what an

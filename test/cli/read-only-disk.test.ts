@@ -1,3 +1,4 @@
+// test: alone (loop-mounted ext4 turned read-only under a running serve)
 // A disk that fails under rigd serve, for real: data_dir on a loop-mounted ext4 with
 // errors=remount-ro (Debian's default), and a file system error raised through
 // /sys/fs/ext4/<dev>/trigger_fs_error, so the kernel turns the file system read-only under the

@@ -1,3 +1,4 @@
+// test: alone (reservation expiry judged against the clock within bounds)
 // Upload reservations by one clock, for real: rigd serve run under libfaketime (LD_PRELOAD), its
 // clock an hour ahead while the database keeps its own. PostgreSQL: a reservation made there stores
 // its times (reserved at, URL expiry) from the database's clock, the embedded store takes the upload

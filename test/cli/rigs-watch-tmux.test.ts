@@ -1,3 +1,4 @@
+// test: shares tmux (the default tmux server)
 // End to end in a real terminal: `rigd rigs --watch` in tmux against a running `rigd serve` while a
 // rig reports. The server treats loopback as the VPN (vpn.cidr 127.0.0.0/8) and the rig reports from
 // 127.0.0.1 with Host 127.0.0.1, which passes the VPN rule as a rig on 10.144.x.x would.

@@ -1,3 +1,4 @@
+// test: alone (rigd serve must start, or fail, within 20 s)
 // `rigd serve` that cannot listen or cannot open its database exits 1 at once with one line on stderr
 // naming what and where (so systemd's Restart=on-failure sees it), and leaves stored data as it was.
 import { spawn } from 'node:child_process';

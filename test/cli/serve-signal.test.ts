@@ -1,3 +1,4 @@
+// test: alone (signals sent the moment rigd serve starts; each start bounded to 20 s)
 // A signal sent the moment `rigd serve` prints its listening line (as a supervisor or a script that
 // waits for that line may): the handlers exist by then, so each start stops cleanly with exit 0.
 // Before they were installed ahead of the line, some of these starts died of the signal itself.

@@ -1,3 +1,4 @@
+// test: alone (a redraw bounded to 15 s; the default tmux server)
 // `rigd rigs --watch` in a real terminal (tmux) resized from 120 to 80 columns: the view redraws
 // with the columns that fit, and no line or fragment of the wider frame is left behind. One rig has
 // a 60-character branch: it is shortened, and hides no other column.

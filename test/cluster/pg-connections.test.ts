@@ -1,3 +1,4 @@
+// test: alone (PostgreSQL server faults under a running cluster)
 // The connection budget against a server with a small max_connections (20, 3 of them reserved for
 // superusers): rigd serve with database.pool_max 4 (7 connections with its dedicated ones), logging
 // in as an ordinary role. `rigd doctor` compares pool_max with max_connections. When the server has

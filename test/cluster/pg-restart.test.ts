@@ -1,3 +1,4 @@
+// test: alone (pg_ctl restart under a running cluster)
 // PostgreSQL going away under a running `rigd serve` (a server of this file's own: pg_ctl stop,
 // start, restart). While it is gone rigs get 503 text/plain (never 500), /healthz is 503 naming the
 // database, the log has one line per outage and no stack; afterwards every connection rigd holds

@@ -1,3 +1,4 @@
+// test: alone (SIGSTOP of PostgreSQL under a running cluster)
 // Locks cannot be held hostage. Two `rigd serve` nodes on one PostgreSQL server of this file's own,
 // with the shipped idle_in_transaction_timeout_s (4) and database.lock_timeout_s at 10 instead of 5:
 // the shipped one-second margin between them is what a loaded machine can take from the server's

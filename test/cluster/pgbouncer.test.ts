@@ -1,3 +1,4 @@
+// test: alone (cluster faults through pgbouncer)
 // Two `rigd serve` nodes through Debian's pgbouncer in transaction mode (database.url), with
 // database.direct_url on the server itself for what needs a session (LISTEN, the duties lock,
 // migrations, the capture store's prepared statements). Both start at once on an empty database

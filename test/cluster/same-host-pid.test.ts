@@ -1,3 +1,4 @@
+// test: alone (cluster nodes killed and restarted)
 // Two `rigd serve` nodes as containers run them: the same host name ("gateway"), each in its own
 // PID namespace where rigd is PID 1. Host name and pid tell neither node from the other; leases
 // are judged by the node registry (instance ids, heartbeats), so a stream of captures queued on

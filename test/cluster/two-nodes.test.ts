@@ -1,3 +1,4 @@
+// test: alone (two-node cluster faults)
 // Two `rigd serve` processes as one service (README "Several nodes as one service"): one PostgreSQL
 // database, one S3 peer (s3rver), rigs reporting from a network namespace. Both start at the same
 // moment on an empty database; reports split across them all land; a token from node A works on

@@ -1,3 +1,4 @@
+// test: alone (counts the rigd-import- directories of the shared temporary directory)
 // The spool file an import's batches travel through: unnamed from the start, read back into one
 // reused buffer, lengths checked against what the child wrote and what a batch can take.
 import { fstatSync, readdirSync, writeSync } from 'node:fs';

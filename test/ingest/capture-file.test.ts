@@ -1,3 +1,4 @@
+// test: alone (rejected within 2 s; a budget bounded to 8 s)
 // The capture inspector on real SQLite files: good captures described exactly, hostile and broken
 // files rejected with the right reason while the inspector keeps working, the file never changed.
 import { readFileSync } from 'node:fs';

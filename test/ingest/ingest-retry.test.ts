@@ -1,3 +1,4 @@
+// test: alone (bounds on retry delays, +50 ms)
 // Storage outages during ingestion, with the minio driver against s3rver: while storage is down the
 // capture reads queued with the error (storage_error) and its job backs off (delays doubling); when
 // storage returns the capture is ingested. When storage never returns, the capture ends failed after

@@ -1,3 +1,4 @@
+// test: alone (a backoff read from rows written under load)
 // The capture state machine through the ingester's pipeline (fetch -> inspect -> import -> record),
 // with a stand-in import step at its one call site: queued -> ingesting (progress in bytes, then
 // rows) -> ingested with the summaries the import returned; an import refusing the file fails it

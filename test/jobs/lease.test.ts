@@ -1,3 +1,4 @@
+// test: alone (stop keeps its bound under 1.5 s)
 import test from 'tape';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import { getJob } from '../../src/jobs/read.ts';

@@ -1,3 +1,4 @@
+// test: alone (jobs from another process completed within 5 s)
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
 import { getJob, queueDepth } from '../../src/jobs/read.ts';

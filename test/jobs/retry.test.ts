@@ -1,3 +1,4 @@
+// test: alone (a held slot released within 5 s)
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
 import { backoffMs } from '../../src/jobs/backoff.ts';

@@ -1,3 +1,4 @@
+// test: alone (a notified job starts within a bound)
 // Wake-up across processes: on PostgreSQL an enqueue notifies in its transaction and every runner
 // listens, so a job enqueued by another process starts at once, not at the next poll. The runner
 // here polls every 10 minutes: only the notification can start the job within the bound.

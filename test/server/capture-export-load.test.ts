@@ -1,3 +1,4 @@
+// test: alone (capture export load; rig report p99 bound)
 // The export load of the acceptance bounds, against `rigd serve` as its own process: 16 concurrent
 // exports of a table of 16 MiB blobs, plus 200 slow readers (a third stall, the rest read a chunk
 // every half second, half of them cut mid-way) of a 20,000-row table, while ten rigs report from a

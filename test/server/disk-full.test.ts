@@ -1,3 +1,4 @@
+// test: alone (a tmpfs filled)
 // A full disk under data_dir: rigd serve runs on a small tmpfs this test mounts, rigs report over real
 // HTTP, then a filler file takes every free block. Writes answer 503 (rig route: text/plain, one line;
 // JSON routes: disk_full), /healthz answers 503 naming disk_space, and every report acknowledged before

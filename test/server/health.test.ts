@@ -1,3 +1,4 @@
+// test: alone (MinIO timeout of 500 ms)
 import test from 'tape';
 import { createLogger } from '../../src/log.ts';
 import { createServer } from '../../src/server/server.ts';

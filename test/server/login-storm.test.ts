@@ -1,3 +1,4 @@
+// test: alone (a login storm; reports bounded to 10 s)
 // Password hashing runs on its own bounded pool: a storm of logins neither starves the database
 // (bcrypt and sqlite3 share libuv's thread pool) nor grows without bound. Real HTTP over sockets.
 // Rig reports come from loopback here, with vpn.cidr 127.0.0.0/8 so that loopback passes the VPN

@@ -1,3 +1,4 @@
+// test: alone (short request deadlines)
 // The time a request may take to arrive (src/server/ext/request-deadline.ts), on a real hapi server
 // over real sockets, with a short limit: a body that crawls in is cut on every route but an upload
 // route, which has no total limit.

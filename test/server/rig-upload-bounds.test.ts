@@ -1,3 +1,4 @@
+// test: alone (a tmpfs filled)
 // A key belongs to its rig, and bounds per rig keep one rig from filling the gateway: rigs at real
 // VPN addresses (network namespaces) reserve and PUT through the embedded store; another rig asking
 // for an owned key gets 403 key_owned; new ids per address, open reservations and bytes per day

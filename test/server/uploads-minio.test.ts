@@ -1,3 +1,4 @@
+// test: alone (answered within 5 s)
 // Uploads with the minio driver: rigs PUT straight to the S3 peer and the monitor notices the
 // object. The rig endpoints stay behind the VPN rule; here vpn.cidr is 127.0.0.0/8 so loopback
 // clients count as rigs (the network-namespace tests cover the rule itself).

@@ -1,3 +1,4 @@
+// test: alone (memory growth bound)
 // A 200 MB upload to the embedded store is streamed: the process's memory stays flat (loosely: < 64 MB growth).
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';

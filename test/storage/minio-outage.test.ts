@@ -1,3 +1,4 @@
+// test: alone (answers within 5 s)
 // The minio driver when storage is down: a closed port or a peer that never answers gives Unavailable
 // ('storage_unavailable') within the configured timeout, never a hang. Presigning needs no network.
 import http from 'node:http';

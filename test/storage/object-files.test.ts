@@ -1,3 +1,4 @@
+// test: alone (bounded memory; mounts a ramfs)
 // The embedded store's object files, written by worker threads: exact bytes across slab and block
 // boundaries, O_DIRECT where the filesystem takes it (ext4 here) and the page cache where it does not
 // (ramfs), many files at once, bounded memory (write() makes the caller wait), abort removes the file.

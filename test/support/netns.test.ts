@@ -1,3 +1,4 @@
+// test: shares net 10.144.251, net 10.144.252 (its child processes' subnets)
 // Self-test of test/helpers/netns.ts: real clients in network namespaces reach servers in this
 // process from their own addresses, and nothing is left behind.
 import test from 'tape';

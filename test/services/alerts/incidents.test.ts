@@ -1,3 +1,4 @@
+// test: alone (a tmpfs filled; sweep timing)
 // The incidents besides rigs going silent, each from its real cause, through the real sweep: an
 // ingest backlog (a capture queued longer than alerts.backlog_s, resolved once ingested), a capture
 // that failed for good (opened once, repeated every alerts.repeat_s until acknowledged, resolved

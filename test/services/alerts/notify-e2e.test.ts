@@ -1,3 +1,4 @@
+// test: alone (rigs reporting every few seconds; alert timing)
 // Incidents reach people, end to end: 10 rigs report every 2 s from VPN addresses (a network
 // namespace), a real webhook receiver (signatures checked) and a real SMTP relay listen. One rig
 // going dark is one message within 4 of its intervals and one recovery after its next report;

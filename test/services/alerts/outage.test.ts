@@ -1,3 +1,4 @@
+// test: alone (rigs reporting every second; outage timing)
 // One outage, one incident: 10 rigs report every second from VPN addresses; 8 stop at once and the
 // sweep opens one fleet_outage naming them (and no rig_offline for any of them); 6 come back and
 // the outage resolves listing the 2 still missing, which then get their own rig_offline. A rig

@@ -1,3 +1,4 @@
+// test: alone (rigs reporting every second; incidents within 4 intervals)
 // Offline by each rig's own rhythm: two rigs report from VPN addresses, one every second, one every
 // five; each is judged by its own learned interval (late after 1.5, offline after
 // alerts.missed_reports = 3, never before alerts.min_silence_s), the page's API, `rigd rigs --json`

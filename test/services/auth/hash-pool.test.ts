@@ -1,3 +1,4 @@
+// test: alone (password hash pool under load)
 // HashPool on its own, with work that only waits: the cap, the queue bound and the wait bound.
 // No fixed small durations: work waits on gates the test opens once what it asserts has happened
 // (the operations are queued, a wait has outlasted maxWaitMs), so a busy machine only slows it.

@@ -1,3 +1,4 @@
+// test: alone (two-node cluster)
 // Two `rigd serve` nodes on one PostgreSQL database share the jobs table: each notification is
 // sent by one node, once (the claim and its lease). Incidents are queued by this process through
 // Notifier on the shared database, as the alerts service of either node would. PostgreSQL only.
