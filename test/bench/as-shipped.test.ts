@@ -1,3 +1,4 @@
+// test: alone (runs five benches: rigd serve, Chromium and load of their own, netns 10.144.186-189)
 // The benches that measure rigd as operators run it start and print what they ran, on a tiny run
 // each (the figures themselves are not judged: a test never asserts a time or a rate): the command,
 // the `bin/rigd serve` command line with the config keys they set (every other at its default),
