@@ -87,12 +87,8 @@ export async function rigBoundTo(db: Database, address: string): Promise<string 
   return rows[0]?.id ?? null;
 }
 
-
-/** One stored report: the rig's new state and its history row. */
-export interface ReportRow {
-  rig_id: string;
-  /** null: now, by the database's clock (PostgreSQL's now(); on SQLite, a file of this host, this host's). */
-  received_at: Date | null;
+/** The fields a report stores on its history row, as a rig sent them. */
+export interface ReportFields {
   serial: string;
   lan_ip: string | null;
   peer_address: string;
@@ -100,6 +96,13 @@ export interface ReportRow {
   branch: string;
   latitude: number | null;
   longitude: number | null;
+}
+
+/** One stored report: the rig's new state and its history row. */
+export interface ReportRow extends ReportFields {
+  rig_id: string;
+  /** null: now, by the database's clock (PostgreSQL's now(); on SQLite, a file of this host, this host's). */
+  received_at: Date | null;
 }
 
 /** The time "now" (null) stands for in a batch: the database's clock (PostgreSQL: t's now()), or this host's on SQLite. */

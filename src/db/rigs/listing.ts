@@ -4,6 +4,7 @@
  * Reader, so the CLI runs the same statements without loading Sequelize.
  */
 import type { Reader } from '../reader.ts';
+import type { ReportFields } from '../rigs.ts';
 import { sqlTime, type StoredTime } from '../stored-time.ts';
 
 /** A rigs row as the database returns it (dates may come back as text). */
@@ -75,15 +76,8 @@ export async function mapRows(reader: Reader): Promise<{ current: MapRow[]; last
 }
 
 /** A history row as the reader returns it. */
-export interface HistoryRow {
+export interface HistoryRow extends ReportFields {
   received_at: StoredTime;
-  serial: string;
-  lan_ip: string | null;
-  peer_address: string;
-  version: string;
-  branch: string;
-  latitude: number | null;
-  longitude: number | null;
 }
 
 /** A rig's reports received at or after `since`, newest first, at most `limit`. */

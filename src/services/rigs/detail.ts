@@ -1,6 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import { rigCaptures } from '../../db/captures.ts';
-import type { CaptureState } from '../../db/models/capture-state.ts';
+import { rigCaptures, type RigCaptureRow } from '../../db/captures.ts';
 import type { UploadState } from '../../db/models/upload.ts';
 import type { Reader } from '../../db/reader.ts';
 import { fixRows } from '../../db/rigs/listing.ts';
@@ -40,16 +39,8 @@ export interface RigUploadItem {
   completed_at: string | null;
 }
 
-export interface RigCaptureItem {
-  id: number;
-  key: string;
-  state: CaptureState;
-  size: number | null;
-  project: string | null;
-  error_code: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A capture as the rig's page lists it: the stored row, its times as text. */
+export type RigCaptureItem = Omit<RigCaptureRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
 
 /** One rig's page: what `rigd rigs show`, GET /rigs/{id} and GET /api/v1/rigs/{id} show. */
 export interface RigDetail {
