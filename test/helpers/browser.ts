@@ -45,7 +45,7 @@ export interface BrowserOptions {
   /** Host names the browser may resolve, to IPv4 addresses: { 'vpn.rigs.internal': '10.144.7.1' }. */
   hostMap?: Record<string, string>;
   viewport?: { width: number; height: number };
-  /** Default timeout for page actions, ms (default 15000). */
+  /** Default timeout for page actions, ms (default 60000: a wait costs nothing when the page is ready, and a busy machine can take long). */
   timeoutMs?: number;
 }
 
@@ -132,7 +132,7 @@ export async function openBrowser(opts: BrowserOptions = {}): Promise<OpenBrowse
     tempDirs.delete(userDataDir);
     throw new Error(`browser helper: Chromium did not start (${CHROMIUM_PATH}): ${(err as Error).message}`);
   }
-  context.setDefaultTimeout(opts.timeoutMs ?? 15_000);
+  context.setDefaultTimeout(opts.timeoutMs ?? 60_000);
   const pageErrors: string[] = [];
   const watch = (p: Page) => {
     p.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
