@@ -104,7 +104,8 @@ test('a stream destroyed mid-way releases its store handle at once', async (t) =
   const before = await settledStoreHandles(s.config.data_dir);
   let closed = 0;
   const out = await exportTable(s.app.captures, s.config.data_dir, id, 'big', 'csv', url(), { pageBytes: 65_536, onClose: () => closed++ });
-  await new Promise<void>((resolve) => out.stream.once('data', () => resolve()));
+  // Paused at its first piece (a stream left flowing could finish before the handles are counted).
+  await new Promise<void>((resolve) => out.stream.once('data', () => (out.stream.pause(), resolve())));
   t.ok((await storeHandles(s.config.data_dir)) > before, 'a handle while it runs');
   out.stream.destroy();
   await waitFor(async () => ((await storeHandles(s.config.data_dir)) === before ? true : null), 60_000, 'the handle to close');
