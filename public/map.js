@@ -18,7 +18,7 @@
   window.rigdMapBase.baseLayer(map, el.getAttribute('data-tiles') || '');
 
   /** Progress of adding markers, for whoever watches the page (the bench waits for done). */
-  var state = { total: 0, added: 0, done: false, firstRenderMs: null, loads: 0, rigs: 0, error: null };
+  var state = { total: 0, added: 0, done: false, firstRenderMs: null, loads: 0, rigs: 0, error: null, failures: 0 };
   var cluster = L.markerClusterGroup({
     chunkedLoading: true,
     // Short slices of work, so that a click or a pan is answered while 10,000 markers go in.
@@ -166,14 +166,28 @@
         }
         if (added.length) cluster.addLayers(added);
         state.error = null;
+        return true;
       })
       .catch(function (err) {
         state.error = String(err && err.message ? err.message : err);
+        state.failures += 1;
+        if (countEl && !markers.size) countEl.textContent = '(the rigs could not be loaded: ' + state.error + '; trying again)';
+        return false;
       });
   }
 
+  /**
+   * The next load after the refresh interval; after a failed one sooner (1, 2, 4 ... s, never
+   * later than the interval), so that a page opened during a short outage fills in when it ends.
+   */
+  function next(ok) {
+    var waitS = ok ? refreshS : Math.min(refreshS, Math.pow(2, Math.min(state.failures, 10) - 1));
+    if (ok) state.failures = 0;
+    setTimeout(function () {
+      load().then(next);
+    }, waitS * 1000);
+  }
+
   window.rigdMap = { map: map, cluster: cluster, state: state, markers: markers, reload: load };
-  load().then(function () {
-    setInterval(load, refreshS * 1000);
-  });
+  load().then(next);
 })();

@@ -59,6 +59,32 @@ async function markerBoxes(page: Page) {
   return { map, boxes };
 }
 
+/**
+ * Waits for the map page's markers and land; when they never come, fails with what the page saw
+ * (its state, every answer and failed request, its errors) instead of a bare timeout.
+ */
+async function waitForMap(page: Page, browser: OpenBrowser, answers: string[]) {
+  try {
+    await page.waitForFunction(() => (globalThis as unknown as Win).rigdMap?.state.done === true && (globalThis as unknown as Win).rigdMapBase.land.done === true);
+  } catch (err) {
+    const seen = await page
+      .evaluate(() => {
+        const g = globalThis as unknown as { rigdMap?: { state: unknown }; rigdMapBase?: { land: unknown } };
+        return JSON.stringify({ state: g.rigdMap?.state ?? null, land: g.rigdMapBase?.land ?? null });
+      })
+      .catch((e: Error) => `page not readable: ${e.message}`);
+    throw new Error(`${(err as Error).message}\npage: ${seen}\nanswers: ${answers.join(', ')}\nerrors: ${browser.pageErrors.join(' | ')}`);
+  }
+}
+
+/** Records each answer ("STATUS PATH") and each request that got none ("failed PATH: why"). */
+function recordAnswers(page: Page, origin: string): string[] {
+  const answers: string[] = [];
+  page.on('response', (r) => answers.push(`${r.status()} ${r.url().replace(origin, '')}`));
+  page.on('requestfailed', (r) => answers.push(`failed ${r.url().replace(origin, '')}: ${r.failure()?.errorText ?? '?'}`));
+  return answers;
+}
+
 for (const width of [1280, 420]) {
   test(`/map at ${width} px without tiles: countries and coastlines from rigd under every marker; a link back to /rigs`, async (t) => {
     await withPage(
@@ -66,9 +92,10 @@ for (const width of [1280, 420]) {
         const origin = s.url;
         const requests: string[] = [];
         page.on('request', (r) => requests.push(r.url()));
+        const answers = recordAnswers(page, origin);
         const res = await page.goto(`${origin}/map`);
         t.equal(res?.status(), 200, 'the map page');
-        await page.waitForFunction(() => (globalThis as unknown as Win).rigdMap?.state.done === true && (globalThis as unknown as Win).rigdMapBase.land.done === true);
+        await waitForMap(page, browser, answers);
         const land = await page.evaluate(() => (globalThis as unknown as Win).rigdMapBase.land);
         t.equal(land.error, null, 'the countries loaded');
         t.ok(land.countries > 150, `${land.countries} countries in the layer`);
@@ -144,6 +171,33 @@ for (const width of [1280, 420]) {
     );
   });
 }
+
+test('a failed first load of the markers is tried again within seconds, not at the next refresh', async (t) => {
+  await withPage(async (page, browser) => {
+    let refused = 0;
+    // The first two answers of /map/rigs.json are 503, as during a short database outage; then rigd answers.
+    await page.route('**/map/rigs.json', async (route) => {
+      if (refused < 2) {
+        refused += 1;
+        await route.fulfill({ status: 503, contentType: 'application/json', body: '{"status":"error","error":{"code":"unavailable","message":"database unavailable"}}' });
+      } else {
+        await route.continue();
+      }
+    });
+    const answers = recordAnswers(page, s.url);
+    // A refresh of an hour: only the early retry can bring the markers within the wait's 60 s.
+    await page.goto(`${s.url}/map?refresh=3600`);
+    await page.waitForFunction(() => ((globalThis as unknown as { rigdMap?: { state: { failures: number } } }).rigdMap?.state.failures ?? 0) >= 1);
+    const shown = await page.locator('.map-count').textContent();
+    t.match(String(shown), /could not be loaded: rigs\.json answered 503; trying again/, `the page says so: ${shown}`);
+    await waitForMap(page, browser, answers);
+    t.equal(refused, 2, 'two refused loads, then the markers (tried again after 1 s and 2 s, not at the hourly refresh)');
+    t.equal(await page.locator('.map-count').textContent(), '(6 rigs)', 'then the count of rigs');
+    const state = await page.evaluate(() => (globalThis as unknown as { rigdMap: { state: { error: string | null; failures: number } } }).rigdMap.state);
+    t.deepEqual([state.error, state.failures], [null, 0], 'no error left once loaded');
+    t.deepEqual(browser.pageErrors.filter((e) => !/503/.test(e)), [], 'no page errors but the refused loads');
+  });
+});
 
 test('the countries file: 110m TopoJSON, small, from rigd; the larger resolutions are not served', async (t) => {
   const res = await http(`${s.url}/assets/world/countries-110m.json`, { headers: { 'accept-encoding': 'identity' } });
