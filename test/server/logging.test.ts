@@ -145,7 +145,9 @@ test('pretty or JSON: auto is pretty on a terminal only; json and pretty are for
 
 test('rigd serve --log-format pretty: one readable line per request, no JSON; a bad format is refused', async (t) => {
   const dir = tmpDir();
-  const serve = await serveProcess({ RIGD_DATA_DIR: dir, RIGD_LOG_LEVEL: 'info' }, ['--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']);
+  // No request counts as slow (log.slow_request_ms an hour): a slow one's line ends in slow=true,
+  // and a busy machine can take over the default second for the first /api/v1/openapi.json.
+  const serve = await serveProcess({ RIGD_DATA_DIR: dir, RIGD_LOG_LEVEL: 'info', RIGD_LOG_SLOW_REQUEST_MS: '3600000' }, ['--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']);
   const res = await http(`${serve.url}/api/v1/openapi.json`, { headers: { 'x-request-id': 'trace-pretty-1' } });
   t.equal(res.status, 200, '/api/v1/openapi.json answers');
   await requestLines(serve.output, 1);
