@@ -173,7 +173,19 @@
   }
 
   window.rigdMap = { map: map, cluster: cluster, state: state, markers: markers, reload: load };
-  load().then(function () {
-    setInterval(load, refreshS * 1000);
-  });
+
+  /** A first load that failed (a network blip, a restart) is tried again soon, 2 s and doubling up
+   * to the refresh interval: a page opened meanwhile is not left empty for a whole interval. */
+  var retryMs = 2000;
+  function firstLoad() {
+    load().then(function () {
+      if (state.loads > 0) {
+        setInterval(load, refreshS * 1000);
+        return;
+      }
+      setTimeout(firstLoad, retryMs);
+      retryMs = Math.min(retryMs * 2, refreshS * 1000);
+    });
+  }
+  firstLoad();
 })();

@@ -203,6 +203,19 @@ test('/map at 1280 px: a marker per rig with a fix, coloured by status; popups a
   }, inViewer());
 });
 
+test('a first load of the markers that fails is tried again soon, not a whole refresh interval later', async (t) => {
+  await withPage(async (page) => {
+    let asked = 0;
+    // The first GET of the markers fails as a network error would (the page asks again by itself).
+    await page.route('**/map/rigs.json', (route) => (++asked === 1 ? route.abort('failed') : route.continue()));
+    // A refresh interval of 10 minutes: only the page's own retry can draw the markers within the wait.
+    await page.goto(`${vpnOrigin(port)}/map?refresh=600`);
+    await loaded(page);
+    t.ok(asked >= 2, `the markers were asked for again (${asked} requests)`);
+    t.equal(await page.evaluate(() => (globalThis as unknown as MapWindow).rigdMap.state.rigs), 5, 'and drawn: the five rigs with a fix');
+  }, inViewer());
+});
+
 test('/map at 420 px: markers and clusters together still count every rig with a fix', async (t) => {
   await withPage(
     async (page, browser) => {
