@@ -7,9 +7,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { RIGD, rigdEnv } from '../helpers/cli.ts';
+import { WAIT_MS, waitFor } from '../helpers/jobs.ts';
 import { tmpDir } from '../helpers/tmp.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** V8's heap limit of a plain node with the same NODE_OPTIONS, in MiB. */
 function plainHeapLimit(nodeOptions = ''): number {
@@ -41,7 +40,16 @@ async function serveOnce(env: Record<string, string>, stopWith: NodeJS.Signals =
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  for (let i = 0; i < 600 && !out.includes('rigd listening on'); i++) await sleep(50);
+  // A busy machine may take long to start node twice (bin/rigd, then the server it starts).
+  const listening = await waitFor(() => out.includes('rigd listening on'), WAIT_MS, 'the listening line', 50).then(
+    () => true,
+    () => false,
+  );
+  if (!listening) {
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error(`no listening line within ${WAIT_MS / 1000} s:\n${out}`);
+  }
   const marker = readdirSync(path.join(dir, 'run')).find((n) => n.startsWith('serve-'));
   child.kill(stopWith);
   const code = await exited;
@@ -60,11 +68,10 @@ test('bin/rigd serve: a 32 MiB semi-space and 16 threads by itself; NODE_OPTIONS
   t.notEqual(own.serverPid, own.startedPid, 'without the flag, the server is the child bin/rigd started with it');
 
   const killed = await serveOnce({}, 'SIGKILL');
-  let gone = false;
-  for (let i = 0; i < 600 && !gone; i++) {
-    gone = !alive(killed.serverPid);
-    if (!gone) await sleep(50);
-  }
+  const gone = await waitFor(() => !alive(killed.serverPid), WAIT_MS, 'the server to stop', 50).then(
+    () => true,
+    () => false,
+  );
   t.ok(killed.serverPid > 0 && gone, 'the process started killed with -9: the server it started stops too');
 
   const operator = await serveOnce({ NODE_OPTIONS: '--max-semi-space-size=8', UV_THREADPOOL_SIZE: '6' });

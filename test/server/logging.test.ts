@@ -9,6 +9,7 @@ import { openApp } from '../../src/services/app.ts';
 import { rigd } from '../helpers/cli.ts';
 import { serveProcess } from '../helpers/serve-process.ts';
 import { http } from '../helpers/http.ts';
+import { WAIT_MS, waitFor } from '../helpers/jobs.ts';
 import { testConfig } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
@@ -49,6 +50,15 @@ async function serverWithLog(level: LogLevel) {
   return { app, server, raw, log, base, close: async () => (await server.stop(), await app.close()) };
 }
 
+/**
+ * Waits (60 s at most) until n request lines are written: a request's line follows its answer, so
+ * a client can read the answer first. The assertions then judge what is there.
+ */
+async function requestLines(lines: () => string, n: number): Promise<void> {
+  const count = () => lines().split('\n').filter((l) => l.includes('"msg":"request"') || / (GET|POST|PUT) \/\S* \d{3} /.test(l)).length;
+  await waitFor(() => count() >= n, WAIT_MS, `${n} request lines`, 20).catch(() => undefined);
+}
+
 test('log lines: JSON with time, level and msg; the request id on every line of a request', async (t) => {
   const s = await serverWithLog('info');
   try {
@@ -57,7 +67,7 @@ test('log lines: JSON with time, level and msg; the request id on every line of 
     t.equal(res.status, 200, 'the route answers');
     const other = await http(`${s.base}/test/log-scope`);
     t.equal(other.status, 200, 'a second request, with an id rigd makes');
-    await sleep(50);
+    await requestLines(() => s.raw.join(''), 2);
     const lines = s.raw.map((l) => JSON.parse(l) as Record<string, unknown>);
     t.ok(s.raw.every((l) => l.endsWith('\n') && l.indexOf('\n') === l.length - 1), 'one object per line');
     t.ok(lines.every((l) => typeof l.time === 'string' && typeof l.level === 'string' && typeof l.msg === 'string'), 'every line has time, level and msg');
@@ -107,7 +117,8 @@ test('secrets never reach the log: tokens, cookies, passwords, credentials in UR
     });
     const dbPassword = 'dbpw-5h2k';
     s.log.info('storage', { url: `postgres://rigd:${dbPassword}@db.local/rigd`, storage: { endpoint: `https://key:${dbPassword}@s3.local` } });
-    await sleep(50);
+    // The login, the two requests with tokens, the cookie and the failed login.
+    await requestLines(() => s.raw.join(''), 5);
     const out = s.raw.join('');
     t.ok(out.includes('"authorization":"[Redacted]"'), 'the Authorization header is there, redacted');
     t.ok(out.includes('"cookie":"[Redacted]"'), 'the Cookie header is there, redacted');
@@ -134,10 +145,12 @@ test('pretty or JSON: auto is pretty on a terminal only; json and pretty are for
 
 test('rigd serve --log-format pretty: one readable line per request, no JSON; a bad format is refused', async (t) => {
   const dir = tmpDir();
-  const serve = await serveProcess({ RIGD_DATA_DIR: dir, RIGD_LOG_LEVEL: 'info' }, ['--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']);
+  // No request counts as slow (log.slow_request_ms an hour): a slow one's line ends in slow=true,
+  // and a busy machine can take over the default second for the first /api/v1/openapi.json.
+  const serve = await serveProcess({ RIGD_DATA_DIR: dir, RIGD_LOG_LEVEL: 'info', RIGD_LOG_SLOW_REQUEST_MS: '3600000' }, ['--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']);
   const res = await http(`${serve.url}/api/v1/openapi.json`, { headers: { 'x-request-id': 'trace-pretty-1' } });
   t.equal(res.status, 200, '/api/v1/openapi.json answers');
-  await sleep(200);
+  await requestLines(serve.output, 1);
   t.equal(await serve.stop(), 0, 'SIGTERM: exit 0');
   const lines = serve.output().trimEnd().split('\n');
   const request = lines.filter((l) => l.includes('/api/v1/openapi.json'));
@@ -148,7 +161,7 @@ test('rigd serve --log-format pretty: one readable line per request, no JSON; a 
   t.notOk(/^\{/m.test(serve.output()), 'no line starts with {');
   const json = await serveProcess({ RIGD_DATA_DIR: dir, RIGD_LOG_LEVEL: 'info' }, ['--port', '0', '--host', '127.0.0.1']);
   await http(`${json.url}/api/v1/openapi.json`);
-  await sleep(200);
+  await requestLines(json.output, 1);
   await json.stop();
   t.match(json.output(), /^\{"time":"[^"]+","level":"info","msg":"request",/m, 'without the flag, into a pipe: JSON lines');
   const bad = await rigd(['serve', '--log-format', 'yaml'], { env: { RIGD_DATA_DIR: dir } });

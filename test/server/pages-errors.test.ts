@@ -2,7 +2,9 @@
 // all six columns; a 404 (unknown rig, unknown path) names what is missing and links back to
 // /rigs; the 403 page names the client address when that is what is refused (a browser in a
 // network namespace outside page.allow), the Host when the Host is, and links back; a rig
-// endpoint's 403 has no such link. Screenshots in test-output/pages-*.png.
+// endpoint's 403 has no such link. Screenshots in test-output/pages-*.png. Chromium runs in a
+// namespace (the operator's, or the visitor's): in the root namespace, every namespace another test
+// file adds or removes meanwhile is a network change to it, which cancels the page's loads.
 import test from 'tape';
 import { existsSync, statSync } from 'node:fs';
 import type { Page } from 'playwright-core';
@@ -15,6 +17,9 @@ const VPN_HOST = 'vpn.rigs.internal';
 let net: Hosts;
 let s: TestServer;
 let port = 0;
+
+/** Chromium in the operator's namespace (inside page.allow), resolving the VPN name (or `host`) to rigd there. */
+const asOperator = (width: number, host = VPN_HOST) => ({ viewport: { width, height: 600 }, netns: net.host('operator').ns, hostMap: { [host]: '10.144.106.1' } });
 
 test('setup: a server whose pages are for 10.144.106.0/24 and loopback; a visitor at 10.144.105.2', async (t) => {
   net = await createHosts([
@@ -50,7 +55,7 @@ for (const width of [1280, 420]) {
   test(`/rigs at ${width} px: the header band spans every column`, async (t) => {
     await withPage(
       async (page, browser) => {
-        await page.goto(`http://127.0.0.1:${port}/rigs`);
+        await page.goto(`http://${VPN_HOST}:${port}/rigs`);
         t.deepEqual(await page.locator('table.rigs thead th').allTextContents(), ['ID', 'LAN IP', '', 'Branch (version)'], "the seed's four header cells");
         const row = await page.locator('table.rigs tbody tr').first().boundingBox();
         const head = await page.locator('table.rigs thead tr').boundingBox();
@@ -64,31 +69,31 @@ for (const width of [1280, 420]) {
         await shot(t, browser, `pages-rigs-${width}`);
         t.deepEqual(browser.pageErrors, [], 'no page errors');
       },
-      { viewport: { width, height: 600 } },
+      asOperator(width),
     );
   });
 
   test(`404 pages at ${width} px: an unknown rig and an unknown path name what is missing and link back`, async (t) => {
     await withPage(
       async (page, browser) => {
-        const res = await page.goto(`http://127.0.0.1:${port}/rigs/nosuch`);
+        const res = await page.goto(`http://${VPN_HOST}:${port}/rigs/nosuch`);
         t.equal(res?.status(), 404, 'unknown rig: 404');
         t.equal(await page.locator('h1').textContent(), 'Not found: /rigs/nosuch', 'the heading names the page');
         t.equal(await page.locator('p.reason').textContent(), 'Rig nosuch not found.', 'and what is missing');
         await shot(t, browser, `pages-404-rig-${width}`);
         await followBack(t, page);
-        const lost = await page.goto(`http://127.0.0.1:${port}/no/such/page`);
+        const lost = await page.goto(`http://${VPN_HOST}:${port}/no/such/page`);
         t.equal(lost?.status(), 404, 'unknown path: 404');
         t.match(String(lost?.headers()['content-type']), /^text\/html/, 'an HTML page for the browser');
         t.equal(await page.locator('p.reason').textContent(), 'There is no page at /no/such/page.', 'names the path');
         await followBack(t, page);
-        const asset = await page.goto(`http://127.0.0.1:${port}/assets/leaflet/nothing.js`);
+        const asset = await page.goto(`http://${VPN_HOST}:${port}/assets/leaflet/nothing.js`);
         t.equal(asset?.status(), 404, 'unknown asset: 404');
         t.equal(await page.locator('p.reason').textContent(), 'There is no page at /assets/leaflet/nothing.js.', 'names the path');
         t.equal(await page.locator('a[href="/rigs"]').count(), 1, 'and links back');
         t.deepEqual(browser.pageErrors.filter((e) => !/404/.test(e)), [], 'no page errors besides the 404s');
       },
-      { viewport: { width, height: 600 } },
+      asOperator(width),
     );
   });
 
@@ -109,12 +114,12 @@ for (const width of [1280, 420]) {
     await withPage(
       async (page) => {
         const res = await page.goto(`http://evil.example:${port}/map`);
-        t.equal(res?.status(), 403, 'a foreign Host name from loopback: 403');
+        t.equal(res?.status(), 403, 'a foreign Host name from the operator (inside page.allow): 403');
         t.equal(await page.locator('h1').textContent(), `Blocked host: evil.example:${port}`, 'the heading names the Host');
         t.equal(await page.locator('p.reason').textContent(), 'The Host header is not allowed here.', 'and says why');
         t.equal(await page.locator('a[href="/rigs"]').count(), 1, 'a link back to /rigs');
       },
-      { viewport: { width, height: 600 }, hostMap: { 'evil.example': '127.0.0.1' } },
+      asOperator(width, 'evil.example'),
     );
   });
 }

@@ -47,15 +47,30 @@ test('setup: five rigs report from the VPN (one hostile); two are made stale and
     report('long-one', '10.144.170.6', { rig_serial: 'S-long', local_ip: '192.168.170.99', software_version: LONG_VERSION, git_branch: `b${'x'.repeat(127)}` }),
   ]);
   t.deepEqual(res.map((r) => r.status), [200, 200, 200, 200, 200], 'five reports accepted');
-  const { Rig, Upload, Capture, Job } = s.app.db.models;
+  const { Upload, Capture, Job } = s.app.db.models;
   const ago = (ms: number) => new Date(Date.now() - ms);
+  await setAges();
   await s.app.db.writes.run(async (transaction) => {
-    await Rig.update({ last_seen_at: ago(20 * 60_000) }, { where: { id: 'rig2' }, transaction });
-    await Rig.update({ last_seen_at: ago(2 * 3600_000 + 60_000) }, { where: { id: 'rig1' }, transaction });
     await Upload.create({ rig_id: 'evil', peer_address: '10.144.170.4', key: `evil/${XSS_IMG}.sqlite`, expected_size: 10, project: null, url_expires_at: ago(-3600_000) }, { transaction });
     await Capture.create({ bucket: 'captures', key: `evil/${XSS_BRANCH}.sqlite`, etag: 'e1', size: 10, rig_id: 'evil', project: null, job_id: (await Job.create({ kind: 'capture', payload: '{}', max_attempts: 5, run_after: new Date(), state: 'failed', attempts: 1, error_code: 'not_sqlite', last_error: 'not a SQLite database' }, { transaction })).id }, { transaction });
   });
 });
+
+/**
+ * rig2 reported 20 minutes ago (stale), rig1 2 hours ago (offline); with `justNow`, rig10 reported
+ * just now. Set again right before a page that words them is asked for: the words round to the
+ * nearest minute ("less than a minute" ends at 30 s), and a busy machine can take longer than that
+ * to start the browser or to go through the pages before.
+ */
+async function setAges(justNow: string[] = []): Promise<void> {
+  const { Rig } = s.app.db.models;
+  const ago = (ms: number) => new Date(Date.now() - ms);
+  await s.app.db.writes.run(async (transaction) => {
+    for (const id of justNow) await Rig.update({ last_seen_at: ago(0) }, { where: { id }, transaction });
+    await Rig.update({ last_seen_at: ago(20 * 60_000) }, { where: { id: 'rig2' }, transaction });
+    await Rig.update({ last_seen_at: ago(2 * 3600_000 + 60_000) }, { where: { id: 'rig1' }, transaction });
+  });
+}
 
 /** The part of a DOM element these checks use (the tests compile without the DOM library). */
 type Attrs = { getAttribute(name: string): string | null };
@@ -70,6 +85,7 @@ async function shot(t: test.Test, browser: OpenBrowser, name: string) {
 test('the list at 1280 px: counts, a link per row to its page, relative times with the ISO time (offset) as title', async (t) => {
   await withPage(
     async (page, browser) => {
+      await setAges();
       const res = await page.goto(`http://${VPN_HOST}:${port}/rigs`);
       t.equal(res?.status(), 200, 'list served to a VPN client');
       const count = (status: string) => page.locator(`.counts [data-status="${status}"] b`).textContent();
@@ -100,6 +116,7 @@ test('the list at 1280 px: counts, a link per row to its page, relative times wi
         const r = await page.goto(`http://${VPN_HOST}:${port}/rigs/${id}`);
         t.deepEqual([r?.status(), await page.locator('h1 b').textContent()], [200, id], `/rigs/${id}: 200, its page`);
       }
+      await setAges(['rig10']);
       await page.goto(`http://${VPN_HOST}:${port}/rigs/rig10`);
       t.equal(await page.locator('meta[http-equiv="refresh"]').getAttribute('content'), '60', 'detail page refreshes every 60 s');
       t.equal(await page.locator('dd.vpn').textContent(), '10.144.170.2 (rig10.rigs.internal)', 'VPN address and name');

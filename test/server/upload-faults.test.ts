@@ -15,8 +15,12 @@ import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const GW = '10.144.120.1';
-// Long enough that the healthy PUT of the first test ends inside it on a busy machine too.
-const IDLE_S = 10;
+// Long enough that the healthy PUT of the first test ends inside it on a busy machine too (from
+// the first stalled connection's last byte: reserving it, writing its file and starting curl in the
+// rig's namespace count too).
+const IDLE_S = 20;
+/** Releasing a reset or refused upload's temp file is immediate: well inside the idle timeout, yet a generous wait. */
+const RELEASE_MS = (IDLE_S - 5) * 1000;
 let net: Hosts;
 let s: TestServer;
 let port = 0;
@@ -102,7 +106,7 @@ test('20 stalled PUTs do not hold back a healthy one', async (t) => {
 });
 
 test('the stalled PUTs are aborted after the idle timeout and leave nothing behind', async (t) => {
-  const events = await stalled.until((e) => closedOnes(e).length === 20, 60_000);
+  const events = await stalled.until((e) => closedOnes(e).length === 20, IDLE_S * 1000 + 60_000);
   stalled.stop();
   const closed = closedOnes(events);
   t.equal(closed.length, 20, 'all 20 connections were closed by the server');
@@ -111,7 +115,7 @@ test('the stalled PUTs are aborted after the idle timeout and leave nothing behi
   t.ok(idle.every((ms) => ms >= IDLE_S * 1000 - 500), 'none before the idle timeout');
   const answers = closed.filter((e) => /^HTTP\/1\.1 400 /.test(e.status ?? '') && /<Code>RequestTimeout<\/Code>/.test(e.response ?? ''));
   t.equal(answers.length, 20, "each was answered 400 with S3's RequestTimeout before the close");
-  t.deepEqual(await noPartsWithin(5000), [], 'no temp file left');
+  t.deepEqual(await noPartsWithin(60_000), [], 'no temp file left');
   for (let i = 0; i < 20; i++) {
     if ((await s.app.storage.stat(`stalled/${i}.bin`)) !== null) t.fail(`stalled/${i}.bin was stored`);
   }
@@ -125,7 +129,7 @@ test('a PUT that trickles for longer than the idle timeout, never pausing that l
   const pieces = 10;
   const everyMs = Math.round((IDLE_S * 1000) / 4);
   const c = slowClients(net, 'rig', [{ url, mode: 'trickle', total: body.length, body: body.toString('base64'), pieces, everyMs, headers: { connection: 'close' } }]);
-  const [answer] = closedOnes(await c.until((e) => closedOnes(e).length === 1, 60_000));
+  const [answer] = closedOnes(await c.until((e) => closedOnes(e).length === 1, pieces * everyMs + 60_000));
   c.stop();
   t.comment(`${pieces} pieces ${everyMs} ms apart: ${((pieces - 1) * everyMs) / 1000} s in all, idle timeout ${IDLE_S} s`);
   t.equal(answer?.status, 'HTTP/1.1 200 OK', 'stored');
@@ -141,7 +145,7 @@ test('a PUT whose client resets the connection halfway releases everything at on
   const c = slowClients(net, 'rig', [{ url, mode: 'reset', total: 2_000_000, head: 900_000 }]);
   await c.until((e) => e.some((x) => x.ev === 'reset'), 60_000);
   c.stop();
-  t.deepEqual(await noPartsWithin(3000), [], 'no temp file left (well before any idle timeout)');
+  t.deepEqual(await noPartsWithin(RELEASE_MS), [], 'no temp file left (well before any idle timeout)');
   t.equal(await s.app.storage.stat('reset.bin'), null, 'nothing stored');
 });
 
@@ -152,7 +156,7 @@ test('a PUT the server answers by itself (a malformed chunked body) releases eve
   const [closed] = closedOnes(await c.until((e) => closedOnes(e).length === 1, 60_000));
   c.stop();
   t.match(closed?.status ?? '', /^HTTP\/1\.1 400 /, `answered 400 by the server: ${closed?.status}`);
-  t.deepEqual(await noPartsWithin(3000), [], 'no temp file left (well before any idle timeout)');
+  t.deepEqual(await noPartsWithin(RELEASE_MS), [], 'no temp file left (well before any idle timeout)');
   t.equal(await s.app.storage.stat('malformed.bin'), null, 'nothing stored');
 });
 

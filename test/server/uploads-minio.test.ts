@@ -30,7 +30,8 @@ test('minio driver: reserve, PUT to MinIO, the monitor marks the upload uploaded
     const put = await http(url, { method: 'PUT', body: 'hello rigs!' });
     t.equal(put.status, 200, 'PUT straight to storage');
     let state = '';
-    for (let i = 0; i < 40 && state !== 'uploaded'; i++) {
+    // The monitor polls storage: 60 s at most, a busy machine may be slow.
+    for (const until = Date.now() + 60_000; Date.now() < until && state !== 'uploaded'; ) {
       await new Promise((r) => setTimeout(r, 250));
       state = String((await s.app.db.models.Upload.findByPk(id))?.state);
     }
