@@ -25,7 +25,8 @@ test('AlertsWatch: rows, states, a new incident at the next refresh, escaped tex
   let list = [incident(1), incident(2, { state: 'resolved', resolved_at: '2026-11-26T10:05:00.000Z', text: 'rig rig2 back \u001b[31mred' })];
   const view = render(<AlertsWatch load={async () => list} intervalMs={200} colour={false} />);
   const frame = async (want: RegExp) => {
-    for (let i = 0; i < 300; i++) {
+    const end = Date.now() + 60_000;
+    while (Date.now() < end) {
       const f = view.lastFrame() ?? '';
       if (want.test(f)) return f;
       await new Promise((r) => setTimeout(r, 20));

@@ -88,10 +88,19 @@ test('crash safety: rigd serve SIGKILLed mid-ingest; after restart the job compl
   const first = await serveProcess(env);
   const queued = await rigd(['ingest', 'rig4/slow.sqlite'], { env });
   t.equal(queued.code, 0, 'queued');
+  // Each look is taken with the server stopped (SIGSTOP): what it sees is where the kill lands, however
+  // slowly the look itself runs on a busy machine.
   const mid = await waitFor(async () => {
-    const r = await captureRow(dataDir, 'rig4/slow.sqlite');
-    const p = r?.progress ? JSON.parse(String(r.progress)) : null;
-    return p && p.step === 'download' && p.bytes > 512 * 1024 ? { r, p } : null;
+    first.child.kill('SIGSTOP');
+    let seen = null;
+    try {
+      const r = await captureRow(dataDir, 'rig4/slow.sqlite');
+      const p = r?.progress ? JSON.parse(String(r.progress)) : null;
+      seen = p && p.step === 'download' && p.bytes > 512 * 1024 ? { r, p } : null;
+    } finally {
+      if (!seen) first.child.kill('SIGCONT');
+    }
+    return seen;
   }, 60_000, 'the copy to be under way', 50);
   t.equal(await first.stop('SIGKILL'), null, `SIGKILL at ${mid.p.bytes} of ${mid.p.total} bytes`);
   const dead = await captureRow(dataDir, 'rig4/slow.sqlite');
@@ -104,7 +113,7 @@ test('crash safety: rigd serve SIGKILLed mid-ingest; after restart the job compl
     const done = await waitFor(async () => {
       const r = await captureRow(dataDir, 'rig4/slow.sqlite');
       return r && (r.state === 'ingested' || r.state === 'failed') ? r : null;
-    }, 30_000, 'the capture to be ingested after the restart', 100);
+    }, 60_000, 'the capture to be ingested after the restart', 100);
     t.equal(done.state, 'ingested', `ingested after the restart ${done.last_error ?? ''}`);
     t.equal(done.count, 1, 'exactly one capture for the object');
     t.equal(done.jobs, 1, 'one job');

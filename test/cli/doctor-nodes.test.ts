@@ -3,18 +3,21 @@
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
 import { rigd } from '../helpers/cli.ts';
+import { clockFrom } from '../helpers/clock-from.ts';
 import { serveProcess } from '../helpers/serve-process.ts';
 import { onPostgres, withDb } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const line = (out: string, check: string) => out.split('\n').find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l)) ?? '';
 
-/** Moves a node's heartbeat back by `s` seconds, as if it had gone quiet then. */
-async function ageHeartbeat(dataDir: string, id: string, s: number): Promise<void> {
+/** Moves a node's heartbeat back by `s` seconds, as if it had gone quiet then; resolves with the moment it is measured from. */
+async function ageHeartbeat(dataDir: string, id: string, s: number): Promise<number> {
   const db = await openDatabase(...withDb(dataDir));
   try {
     const row = await db.models.Node.findByPk(id);
-    await db.writes.run((transaction) => row!.update({ heartbeat_at: new Date(Date.now() - s * 1000) }, { transaction }));
+    const from = Date.now();
+    await db.writes.run((transaction) => row!.update({ heartbeat_at: new Date(from - s * 1000) }, { transaction }));
+    return from;
   } finally {
     await db.close();
   }
@@ -49,8 +52,9 @@ test('doctor nodes: none, one live, one gone quiet, one stopped cleanly', async 
     }
     a.child.kill('SIGKILL');
     await new Promise((r) => a.child.once('exit', r));
-    await ageHeartbeat(dataDir, 'gw-a', 120);
-    res = await rigd(['doctor'], { env });
+    // The doctor's clock starts when the heartbeat was aged: "2 min ago" however slowly it starts.
+    const aged = await ageHeartbeat(dataDir, 'gw-a', 120);
+    res = await rigd(['doctor'], { env: { ...env, ...clockFrom(aged) } });
     t.match(line(res.stdout, 'nodes'), /^warn\s+nodes\s+no live node \(rigd serve is not running\); no longer live without a clean stop: gw-a \(.+heartbeat 2 min ago\)$/, 'the killed node, quiet for 2 minutes: warn, naming it');
     t.notOk(line(res.stdout, 'nodes').includes('gw-b'), 'the cleanly stopped node is not listed');
     t.match(res.stdout, /fix: see that node's journal/, 'with its fix');

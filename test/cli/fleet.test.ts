@@ -4,6 +4,7 @@ import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
 import { RigService } from '../../src/services/rigs/service.ts';
 import { rigd } from '../helpers/cli.ts';
+import { clockFrom } from '../helpers/clock-from.ts';
 import { testConfig } from '../helpers/server.ts';
 
 const config = testConfig();
@@ -15,10 +16,12 @@ test('rigd fleet: counts by status, branch and version; rigs behind the newest v
   t.deepEqual([empty.code, empty.stdout], [0, 'no rig has reported yet\n'], 'no rig: a hint, exit 0');
 
   const db = await openDatabase(config.data_dir, { url: config.database.url });
-  let at = Date.now();
+  // Reports at fixed distances from one moment; the commands below start their clocks there.
+  const seeded = Date.now();
+  let at = seeded;
   const rigs = new RigService(db, config, { now: () => new Date(at) });
   const report = (id: string, agoMs: number, branch: string, version: string) => {
-    at = Date.now() - agoMs;
+    at = seeded - agoMs;
     return rigs.report(id, { rig_serial: `S-${id}`, local_ip: '', software_version: version, git_branch: branch, gpsd_latitude: '', gpsd_longitude: '' }, '10.144.220.9');
   };
   // main: 1.0 everywhere an hour ago; rig1 and rig2 moved to 1.1 since; rig3 still reports 1.0 (most
@@ -32,7 +35,7 @@ test('rigd fleet: counts by status, branch and version; rigs behind the newest v
   await report('rig10', 30 * MIN, 'beta', '2.0-rc1');
   await db.close();
 
-  const json = await rigd(['fleet', '--json'], { env });
+  const json = await rigd(['fleet', '--json'], { env: { ...env, ...clockFrom(seeded) } });
   t.deepEqual([json.code, json.stderr], [0, ''], 'exit 0, nothing on stderr');
   const f = JSON.parse(json.stdout);
   t.equal(f.rigs, 5, 'five rigs');
@@ -45,7 +48,7 @@ test('rigd fleet: counts by status, branch and version; rigs behind the newest v
   const beta = f.by_branch.find((b: { branch: string }) => b.branch === 'beta');
   t.deepEqual([beta.newest_version, beta.behind], ['2.0-rc1', []], 'beta: one version, nobody behind');
 
-  const text = await rigd(['fleet'], { env });
+  const text = await rigd(['fleet'], { env: { ...env, ...clockFrom(seeded) } });
   t.equal(text.code, 0, 'table exits 0');
   t.match(text.stdout, /^5 rigs: 3 online, 1 stale, 1 offline\n/, 'counts line');
   t.match(text.stdout, /main\s+1\.1\s+2\s+yes/, 'version table marks the newest');
@@ -55,10 +58,11 @@ test('rigd fleet: counts by status, branch and version; rigs behind the newest v
 test('rigd fleet: a rig going back to an older version does not make it newest; 1.10 is newer than 1.9', async (t) => {
   const cfg = testConfig();
   const db = await openDatabase(cfg.data_dir, { url: cfg.database.url });
-  let at = Date.now();
+  const seeded = Date.now();
+  let at = seeded;
   const rigs = new RigService(db, cfg, { now: () => new Date(at) });
   const report = (id: string, agoMs: number, branch: string, version: string) => {
-    at = Date.now() - agoMs;
+    at = seeded - agoMs;
     return rigs.report(id, { rig_serial: `S-${id}`, local_ip: '', software_version: version, git_branch: branch, gpsd_latitude: '', gpsd_longitude: '' }, '10.144.220.9');
   };
   // main: three rigs on 2.1 for an hour; rig8 goes back to 1.9, reported for the first time just now.
@@ -70,14 +74,14 @@ test('rigd fleet: a rig going back to an older version does not make it newest; 
   await report('rig13', 5 * MIN, 'dev', '2.0-rc.2');
   await report('rig14', 30 * MIN, 'dev', '2.0-rc.10');
   await db.close();
-  const f = JSON.parse((await rigd(['fleet', '--json'], { env: { RIGD_DATA_DIR: cfg.data_dir } })).stdout);
+  const f = JSON.parse((await rigd(['fleet', '--json'], { env: { RIGD_DATA_DIR: cfg.data_dir, ...clockFrom(seeded) } })).stdout);
   const main = f.by_branch.find((b: { branch: string }) => b.branch === 'main');
   t.equal(main.newest_version, '2.1', 'main: 2.1 stays newest after a rig went back to 1.9');
   t.deepEqual(main.behind.map((r: { id: string }) => r.id), ['rig8'], 'only the rig on 1.9 is behind, not the three on 2.1');
   const dev = f.by_branch.find((b: { branch: string }) => b.branch === 'dev');
   t.deepEqual(dev.versions.map((v: { version: string }) => v.version), ['2.0-rc.10', '2.0-rc.2', '1.10', '1.9'], 'dev: versions newest first, by version order');
   t.equal(dev.newest_version, '2.0-rc.10', 'dev: newest by version order');
-  const text = await rigd(['fleet'], { env: { RIGD_DATA_DIR: cfg.data_dir } });
+  const text = await rigd(['fleet'], { env: { RIGD_DATA_DIR: cfg.data_dir, ...clockFrom(seeded) } });
   t.match(text.stdout, /main\s+2\.1\s+3\s+yes/, 'the table marks 2.1 newest');
   t.match(text.stdout, /rigs still on an old version \(4\)/, 'behind: rig8 on main, three on dev');
 });

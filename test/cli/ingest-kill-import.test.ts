@@ -57,7 +57,7 @@ test('rigd serve SIGKILLed mid-import: no partial rows; after restart the job fi
     return r && p && p.step === 'import' && p.rows > 0 ? { r, p } : null;
   }, 120_000, 'the import to be under way', 50);
   t.ok(mid.p.rows < TOTAL, `under way: ${mid.p.rows} of ${TOTAL} rows imported`);
-  const child = await waitFor(() => stoppedCaptureChild(first.child.pid!), 30_000, 'the capture child to stop at its first rows');
+  const child = await waitFor(() => stoppedCaptureChild(first.child.pid!), 60_000, 'the capture child to stop at its first rows');
   t.equal(await first.stop('SIGKILL'), null, `SIGKILL at ${mid.p.rows} rows imported`);
   await killAndWait(child);
   const id = Number(mid.r.id);

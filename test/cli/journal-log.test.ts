@@ -23,7 +23,7 @@ function run(args: string[], journal: boolean, env: Record<string, string>, onLi
     onLine?.(stdout);
   });
   child.stderr.on('data', (d) => (stderr += d));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
     child.on('exit', (code) => {
       clearTimeout(killer);
@@ -62,16 +62,22 @@ test('rigd serve under the journal: request lines carry <6>', async (t) => {
   const env = { RIGD_DATA_DIR: tmpDir(), RIGD_LOG_LEVEL: 'info' };
   let listening: (url: string) => void;
   const url = new Promise<string>((resolve) => (listening = resolve));
+  let logged: () => void;
+  const requestLogged = new Promise<void>((resolve) => (logged = resolve));
   const serve = run([RIGD, 'serve', '--port', '0', '--host', '127.0.0.1'], true, env, (out) => {
     const m = /rigd listening on (http:\/\/[^\s"]+)/.exec(out);
     if (m) listening(m[1]);
+    if (out.includes('"msg":"request"')) logged();
   });
   const base = await Promise.race([url, serve.exited.then((r) => Promise.reject(new Error(`serve exited: ${r.stdout}${r.stderr}`)))]);
   // (/healthz polls are logged at debug: a route logged at info)
   const res = await fetch(`${base}/api/v1/openapi.json`);
   t.equal(res.status, 200, '/api/v1/openapi.json answers');
   await res.text();
-  await new Promise((r) => setTimeout(r, 300));
+  // The request line is written once the response has gone out: stop only after it (or after a minute).
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([requestLogged, new Promise((r) => (timer = setTimeout(r, 60_000)))]);
+  clearTimeout(timer);
   serve.child.kill('SIGTERM');
   const end = await serve.exited;
   t.equal(end.code, 0, 'SIGTERM: exit 0');

@@ -1,9 +1,14 @@
-// test: alone (SIGINT 2.5 s after start must find the handler installed)
 // Every listing command's --json is JSON only on stdout and has the shape README documents.
 import test from 'tape';
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
+import { waitFor } from '../helpers/jobs.ts';
 import { tmpDir } from '../helpers/tmp.ts';
+
+const LISTENER_PRELOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'helpers', 'signal-listener.cjs');
 
 test('--json of every listing command parses, even on a fresh data_dir', async (t) => {
   const env = { RIGD_DATA_DIR: tmpDir(), RIGD_VPN_CIDR: '127.0.0.0/8' };
@@ -30,20 +35,32 @@ test('--json of every listing command parses, even on a fresh data_dir', async (
   }
 });
 
-/** Runs `rigd ARGS` for `ms`, then SIGINT: exit code and stdout. */
-function interrupted(args: string[], env: Record<string, string>, ms: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [RIGD, ...args], { env: rigdEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGINT'), ms);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+/**
+ * Runs `rigd ARGS`, sends SIGINT once it has added its SIGINT listener (signal-listener.cjs says
+ * when: a start on a busy machine takes seconds) and a few polls later: exit code and stdout.
+ */
+async function interrupted(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const marks = path.join(tmpDir(), 'listeners');
+  const child = spawn(process.execPath, [RIGD, ...args], {
+    env: rigdEnv({ ...env, NODE_OPTIONS: `--require ${LISTENER_PRELOAD}`, RIGD_TEST_SIGNAL_LISTENER_FILE: marks }),
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  // 'close': the exit code once stdout has been read to its end.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  try {
+    await waitFor(() => child.exitCode !== null || (existsSync(marks) && readFileSync(marks, 'utf8').split('\n').includes('SIGINT')), 60_000, `${args.join(' ')} to listen for SIGINT`, 50);
+    // Several polls at --interval 0.2 go by before the signal.
+    await new Promise((r) => setTimeout(r, 1000));
+    child.kill('SIGINT');
+    return { code: await exited, stdout, stderr };
+  } finally {
+    clearTimeout(killer);
+  }
 }
 
 test('--watch --json is NDJSON (one object per line) until SIGINT, even on a fresh data_dir', async (t) => {
@@ -54,7 +71,7 @@ test('--watch --json is NDJSON (one object per line) until SIGINT, even on a fre
   t.equal(migrated.code, 0, `migrated first ${migrated.stderr}`);
   for (const what of ['rigs', 'uploads', 'captures']) {
     const args = [what, '--watch', '--json', '--interval', '0.2'];
-    const res = await interrupted(args, env, 2500);
+    const res = await interrupted(args, env);
     t.equal(res.code, 0, `${args.join(' ')}: SIGINT, exit 0 ${res.stderr}`);
     const lines = res.stdout === '' ? [] : res.stdout.split('\n').slice(0, -1);
     t.ok(res.stdout === '' || res.stdout.endsWith('\n'), `${what}: whole lines only`);

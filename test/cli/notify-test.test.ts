@@ -1,4 +1,4 @@
-// test: alone (a webhook that does not answer within 1 s)
+// test: alone (a webhook that does not answer within the 5 s timeout)
 // `rigd notify test [--webhook|--email] [--json]` as a child process against a real HTTP receiver,
 // a real SMTP relay, a dead port and a slow receiver: what each answered, exit 1 if any failed.
 import { writeFileSync } from 'node:fs';
@@ -73,17 +73,18 @@ test('a dead port, a 410, a slow receiver: fail lines, exit 1', async (t) => {
   await dead.down();
   http.statusFor = (p) => (p === '/gone' ? 410 : 200);
   const slow = await startHttpSink();
+  // timeout_s 5 (not 1): the live receiver, in this busy process, must answer within it too.
   slow.delayMs = 10_000;
   try {
     const r = await run(
-      { webhooks: [http.url('/ok'), dead.url('/x'), http.url('/gone'), slow.url('/slow')], email: { smtp_url: `smtp://127.0.0.1:${dead.port}`, from: 'rigd@gw.example', to: 'ops@example.com' }, timeout_s: 1 },
+      { webhooks: [http.url('/ok'), dead.url('/x'), http.url('/gone'), slow.url('/slow')], email: { smtp_url: `smtp://127.0.0.1:${dead.port}`, from: 'rigd@gw.example', to: 'ops@example.com' }, timeout_s: 5 },
       [],
     );
     t.equal(r.code, 1, 'exit 1');
     t.match(r.stdout, /^ok +webhook 0 .*: 200 ok$/m, 'the live one: ok');
     t.match(r.stdout, /^fail +webhook 1 .*: .*ECONNREFUSED/m, 'the dead port: connection refused');
     t.match(r.stdout, /^fail +webhook 2 .*: 410 gone for good$/m, 'the 410: its status and first line');
-    t.match(r.stdout, /^fail +webhook 3 .*: no answer within 1 s$/m, 'the slow one: no answer within the timeout');
+    t.match(r.stdout, /^fail +webhook 3 .*: no answer within 5 s$/m, 'the slow one: no answer within the timeout');
     t.match(r.stdout, /^fail +email smtp:\/\/127\.0\.0\.1:\d+ to ops@example\.com: .*ECONNREFUSED/m, 'the relay on a dead port');
     t.match(r.stderr, /^rigd: 4 of 5 notification targets failed$/m, 'one line on stderr');
   } finally {

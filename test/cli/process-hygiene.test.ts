@@ -17,7 +17,7 @@ test('SIGHUP to rigd serve: one log line, still serving, then a clean stop', asy
   try {
     for (let i = 0; i < 2; i++) {
       server.child.kill('SIGHUP');
-      await waitFor(async () => (server.output().match(/"msg":"SIGHUP received[^"]*"/g) ?? []).length > i, 10_000, `SIGHUP ${i + 1} logged`, 50);
+      await waitFor(async () => (server.output().match(/"msg":"SIGHUP received[^"]*"/g) ?? []).length > i, 60_000, `SIGHUP ${i + 1} logged`, 50);
     }
     t.pass('each SIGHUP logged (logs go to stdout: nothing to reopen)');
     t.equal(server.child.exitCode, null, 'rigd serve is still running');

@@ -78,7 +78,7 @@ test('ext4 remounted read-only under rigd serve: 503 with the right code, /healt
     const unhealthy = await waitFor(async () => {
       const res = await http(`${srv.url}/healthz`);
       return res.status === 503 ? res : null;
-    }, 30_000, '/healthz to turn 503', 100);
+    }, 60_000, '/healthz to turn 503', 100);
     t.comment(`/healthz answered 503 ${Date.now() - began} ms after the file system error, with no other traffic`);
     const first = (unhealthy.json() as { failing: string[] }).failing;
     t.ok(first.includes('disk_write') || first.includes('database_write'), `it names the failing write (the probe's, or the node heartbeat's): ${JSON.stringify(first)}`);

@@ -34,14 +34,17 @@ interface Stored {
   now: number;
 }
 
-/** The reservations of `key` as stored, with the database's clock read in the same breath. */
+/**
+ * The reservations of `key` as stored, with the database's clock read just after them: a state read
+ * is never later than that now (read before them, an expiry between the two reads would look early).
+ */
 async function stored(dataDir: string, key: string): Promise<Stored[]> {
   const db = await openDatabase(...withDb(dataDir));
   try {
+    const rows = await db.models.Upload.findAll({ where: { key }, order: [['id', 'ASC']] });
     const now = onPostgres
       ? new Date((await db.sequelize.query<{ now: Date }>('SELECT now() AS now', { type: QueryTypes.SELECT }))[0]!.now).getTime()
       : Date.now() + SHIFT_MS;
-    const rows = await db.models.Upload.findAll({ where: { key }, order: [['id', 'ASC']] });
     return rows.map((r) => ({
       state: r.state,
       createdAt: new Date(r.created_at).getTime(),

@@ -5,10 +5,14 @@ import { openDatabase } from '../../src/db/index.ts';
 import { RigService } from '../../src/services/rigs/service.ts';
 import { fixture } from '../helpers/fixture.ts';
 import { rigd } from '../helpers/cli.ts';
+import { clockFrom } from '../helpers/clock-from.ts';
 import { testConfig } from '../helpers/server.ts';
 
 const config = testConfig();
 const env = { RIGD_DATA_DIR: config.data_dir };
+/** The moment the reports are dated from; each command's clock starts there (clockFrom). */
+let seeded = 0;
+const clocked = () => ({ ...env, ...clockFrom(seeded) });
 /** ISO 8601 UTC with milliseconds, ending in Z (the JSON's times, whatever the local zone). */
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const HOUR = 3600_000;
@@ -16,10 +20,11 @@ const HOUR = 3600_000;
 /** Rig7 reports over three days from two positions; rig8 has its own upload and capture. */
 const setup = fixture(async () => {
   const db = await openDatabase(config.data_dir, { url: config.database.url });
-  let at = Date.now();
+  seeded = Date.now();
+  let at = seeded;
   const rigs = new RigService(db, config, { now: () => new Date(at) });
   const report = (id: string, agoMs: number, lat: string, version = '2.0') => {
-    at = Date.now() - agoMs;
+    at = seeded - agoMs;
     return rigs.report(id, { rig_serial: `S-${id}`, local_ip: '192.168.170.7', software_version: version, git_branch: 'main', gpsd_latitude: lat, gpsd_longitude: lat ? '13.25' : '' }, '10.144.170.7');
   };
   await report('rig7', 72 * HOUR, '1.5', '1.9');
@@ -42,12 +47,12 @@ const setup = fixture(async () => {
 
 test('rigs show --json: status, addresses, last report in UTC, position runs, only its own uploads and captures', async (t) => {
   await setup();
-  const res = await rigd(['rigs', 'show', 'RIG7', '--json'], { env: { ...env, TZ: 'Asia/Kolkata' } });
+  const res = await rigd(['rigs', 'show', 'RIG7', '--json'], { env: { ...clocked(), TZ: 'Asia/Kolkata' } });
   t.deepEqual([res.code, res.stderr], [0, ''], 'exit 0, nothing on stderr');
   const d = JSON.parse(res.stdout);
   t.deepEqual([d.id, d.status, d.serial, d.branch, d.version, d.vpn_address, d.vpn_name, d.lan_ip], ['rig7', 'online', 'S-rig7', 'main', '2.0', '10.144.170.7', 'rig7.rigs.internal', '192.168.170.7'], 'fields of the last report');
   t.match(d.last_report.at, ISO_Z, `last report ISO 8601 UTC with Z, whatever the local zone (TZ=Asia/Kolkata): ${d.last_report.at}`);
-  t.equal(new Date(d.last_report.at).getTime() > Date.now() - 120_000, true, 'and the right moment');
+  t.equal(new Date(d.last_report.at).getTime(), seeded - 60_000, 'and the right moment');
   t.equal(d.last_report.ago, '1 minute ago', 'relative time');
   t.deepEqual(Object.keys(d.last_report).sort(), ['ago', 'at'], 'JSON has no local time with an offset (the text view has it)');
   t.deepEqual(
@@ -75,7 +80,7 @@ test('rigs show --json: status, addresses, last report in UTC, position runs, on
 
 test('rigs show: the text view', async (t) => {
   await setup();
-  const res = await rigd(['rigs', 'show', 'rig7'], { env });
+  const res = await rigd(['rigs', 'show', 'rig7'], { env: clocked() });
   t.equal(res.code, 0, 'exit 0');
   const out = res.stdout;
   t.match(out, /^rig rig7: online\n/, 'first line: id and status');
@@ -89,7 +94,7 @@ test('rigs show: the text view', async (t) => {
     /\n {2}position +2\.50000,13\.25000 \(last fix 2 h ago, \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00 \(UTC\); no fix in the last report\)\n/,
     'the last report had no fix: the last known position, with its time',
   );
-  t.match((await rigd(['rigs', 'show', 'rig8'], { env })).stdout, /\n {2}position +3\.50000,13\.25000\n/, 'a rig whose last report had a fix: its position');
+  t.match((await rigd(['rigs', 'show', 'rig8'], { env: clocked() })).stdout, /\n {2}position +3\.50000,13\.25000\n/, 'a rig whose last report had a fix: its position');
   t.match(out, /uploads \(2 of 2, newest first\)/, 'uploads heading');
   t.match(out, /\noffline periods in the last 7 days \(newest first\)\n {2}FROM +UNTIL +DURATION\n.*\n.* 3 h\n/, 'offline periods table');
   t.match(out, /\n {2}online last 7 d +\d+(\.\d+)?% \(of 3 d since the first retained report\)\n/, '7-day share says it is clipped');
@@ -101,7 +106,7 @@ test('rigs show: the text view', async (t) => {
 test('rigs show / history: an unknown or impossible id is one line, exit 1', async (t) => {
   await setup();
   for (const args of [['rigs', 'show', 'nope'], ['rigs', 'show', 'nope', '--json'], ['rigs', 'history', 'nope'], ['rigs', 'show', '../etc']]) {
-    const res = await rigd(args, { env });
+    const res = await rigd(args, { env: clocked() });
     const id = args[2];
     t.deepEqual([res.code, res.stdout, res.stderr], [1, '', `rigd: rig ${id} not found\n`], `${args.join(' ')}: "rig ${id} not found", exit 1`);
   }
@@ -109,7 +114,7 @@ test('rigs show / history: an unknown or impossible id is one line, exit 1', asy
 
 test('rigs history: --since windows, newest first, --json in UTC, --csv, bad --since is a usage error', async (t) => {
   await setup();
-  const day = await rigd(['rigs', 'history', 'rig7', '--json'], { env });
+  const day = await rigd(['rigs', 'history', 'rig7', '--json'], { env: clocked() });
   t.deepEqual([day.code, day.stderr], [0, ''], 'default window exits 0');
   const rows = JSON.parse(day.stdout);
   t.deepEqual(rows.map((r: { gpsd_latitude: number | null }) => r.gpsd_latitude), [null, 2.5, 2.5], 'default 24h: three reports, newest first');
@@ -118,39 +123,39 @@ test('rigs history: --since windows, newest first, --json in UTC, --csv, bad --s
 
   const counts: [string, number][] = [['30s', 0], ['30m', 1], ['3h', 2], ['7d', 5], ['1d8h', 4], ['2w', 5]];
   for (const [since, n] of counts) {
-    const res = await rigd(['rigs', 'history', 'rig7', '--since', since, '--json'], { env });
+    const res = await rigd(['rigs', 'history', 'rig7', '--since', since, '--json'], { env: clocked() });
     t.equal(JSON.parse(res.stdout).length, n, `--since ${since}: ${n} reports`);
   }
 
-  const csv = await rigd(['rigs', 'history', 'rig7', '--since', '7d', '--csv'], { env });
+  const csv = await rigd(['rigs', 'history', 'rig7', '--since', '7d', '--csv'], { env: clocked() });
   const lines = csv.stdout.split('\r\n');
   t.equal(lines[0], 'received_at,rig_serial,gpsd_latitude,gpsd_longitude,local_ip,software_version,git_branch,peer_address', 'CSV header');
   t.deepEqual(Object.keys(rows[0]), lines[0]!.split(','), '--json fields and --csv columns: one name each');
   t.match(lines[5]!, /^\d{4}-\d{2}-\d{2}T[\d:.]+Z,S-rig7,1\.5,13\.25,192\.168\.170\.7,1\.9,main,10\.144\.170\.7$/, 'oldest row last');
   t.equal(lines.length, 7, 'five rows and the final line end');
 
-  const table = await rigd(['rigs', 'history', 'rig7', '--since', '3h'], { env });
+  const table = await rigd(['rigs', 'history', 'rig7', '--since', '3h'], { env: clocked() });
   const tl = table.stdout.trimEnd().split('\n');
   t.match(tl[0]!, /^TIME +POSITION +SERIAL +LOCAL IP +BRANCH \(VERSION\) +VPN ADDRESS$/, 'table header');
   t.match(tl[1]!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z +- +S-rig7 +192\.168\.170\.7 +main \(2\.0\) +10\.144\.170\.7$/, 'report without a fix');
-  const none = await rigd(['rigs', 'history', 'rig7', '--since', '30s'], { env });
+  const none = await rigd(['rigs', 'history', 'rig7', '--since', '30s'], { env: clocked() });
   t.deepEqual([none.code, none.stdout], [0, 'no report from rig7 in the last 30s\n'], 'an empty window says so');
 
   for (const bad of ['24', 'yesterday', '0h', '-1h', '5y', '99999d', '1h ago']) {
-    const res = await rigd(['rigs', 'history', 'rig7', '--since', bad], { env });
+    const res = await rigd(['rigs', 'history', 'rig7', '--since', bad], { env: clocked() });
     t.equal(res.code, 2, `--since "${bad}": exit 2`);
     t.equal(res.stderr.split('\n').length, 2, `--since "${bad}": one line`);
     t.match(res.stderr, /^rigd: --since must be a duration such as 30m, 24h or 7d/, 'saying what is expected');
     t.equal(res.stdout, '', 'nothing on stdout');
   }
-  const both = await rigd(['rigs', 'history', 'rig7', '--csv', '--json'], { env });
+  const both = await rigd(['rigs', 'history', 'rig7', '--csv', '--json'], { env: clocked() });
   t.deepEqual([both.code, both.stderr], [2, 'rigd: --csv and --json exclude each other\n'], '--csv with --json: usage error');
 });
 
 test('the plain rig list is unchanged by the subcommands', async (t) => {
   await setup();
-  const res = await rigd(['rigs', '--json'], { env });
+  const res = await rigd(['rigs', '--json'], { env: clocked() });
   t.deepEqual(JSON.parse(res.stdout).map((r: { id: string }) => r.id), ['rig7', 'rig8'], 'rigd rigs --json still lists');
-  const stray = await rigd(['rigs', 'rig7'], { env });
+  const stray = await rigd(['rigs', 'rig7'], { env: clocked() });
   t.equal(stray.code, 2, 'an id without show: usage error');
 });

@@ -7,17 +7,20 @@ import { spawn } from 'node:child_process';
 import { openDatabase } from '../../src/db/index.ts';
 import { RigService } from '../../src/services/rigs/service.ts';
 import { RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
+import { clockFrom } from '../helpers/clock-from.ts';
 import { testConfig } from '../helpers/server.ts';
 
 const LONG_BRANCH = 'feature/very-long-branch-name-that-goes-on-and-on-and-on-xyz'; // 60 characters
 
-async function seed(withLongBranch: boolean): Promise<Record<string, string>> {
+/** Rigs reported at fixed distances from one moment; the environment of a command whose clock starts there. */
+async function seed(withLongBranch: boolean): Promise<() => Record<string, string>> {
   const config = testConfig();
   const db = await openDatabase(config.data_dir, { url: config.database.url });
-  let at = Date.now();
+  const seeded = Date.now();
+  let at = seeded;
   const rigs = new RigService(db, config, { now: () => new Date(at) });
   const report = (id: string, agoS: number, extra: Record<string, string> = {}) => {
-    at = Date.now() - agoS * 1000;
+    at = seeded - agoS * 1000;
     return rigs.report(id, { rig_serial: `S-${id}`, local_ip: '192.168.100.105', software_version: '2.0.3', git_branch: 'main', gpsd_latitude: '52.52', gpsd_longitude: '13.405', ...extra }, '10.144.3.3');
   };
   await report('rig-001', 10);
@@ -26,7 +29,7 @@ async function seed(withLongBranch: boolean): Promise<Record<string, string>> {
   if (withLongBranch) await report('rig-004', 30, { git_branch: LONG_BRANCH });
   await db.writes.run((transaction) => db.models.Rig.update({ current_project: 'survey-7' }, { where: { id: 'rig-001' }, transaction }));
   await db.close();
-  return { RIGD_DATA_DIR: config.data_dir };
+  return () => ({ RIGD_DATA_DIR: config.data_dir, ...clockFrom(seeded) });
 }
 
 /** `rigd rigs` on a pseudo-terminal of `columns`; its lines. */
@@ -46,10 +49,10 @@ const columnsOf = (header: string) => header.trim().split(/\s{2,}/);
 
 test('rigd rigs at 80 columns with ordinary data: every line fits', async (t) => {
   const env = await seed(false);
-  const piped = (await rigd(['rigs'], { env })).stdout.trimEnd().split('\n');
+  const piped = (await rigd(['rigs'], { env: env() })).stdout.trimEnd().split('\n');
   t.ok(widest(piped) > 80, `into a pipe the table is whole (${widest(piped)} characters): scripts get every column`);
   t.deepEqual(columnsOf(piped[0]), ['STATUS', 'ID', 'LAN IP', 'VPN ADDRESS', 'BRANCH (VERSION)', 'LAST REPORT', 'PROJECT'], 'into a pipe: every column');
-  const lines = await onTerminal(env, 80);
+  const lines = await onTerminal(env(), 80);
   t.ok(widest(lines) <= 80, `80 columns: no line wider (widest ${widest(lines)})`);
   t.deepEqual(columnsOf(lines[0]), ['STATUS', 'ID', 'BRANCH (VERSION)', 'LAST REPORT', 'PROJECT'], 'the least important columns give way: LAN IP, then VPN ADDRESS');
   t.match(lines[1], /^online\s+rig-001\s+main \(2\.0\.3\)\s+less than a minute ago\s+survey-7$/, 'an online rig: nothing shortened');
@@ -59,7 +62,7 @@ test('rigd rigs at 80 columns with ordinary data: every line fits', async (t) =>
 test('rigd rigs with a 60-character branch at 80, 120 and 160 columns: shortened, not hiding columns', async (t) => {
   const env = await seed(true);
   for (const columns of [80, 120, 160]) {
-    const lines = await onTerminal(env, columns);
+    const lines = await onTerminal(env(), columns);
     t.ok(widest(lines) <= columns, `${columns} columns: no line wider (widest ${widest(lines)})`);
     const header = columnsOf(lines[0]);
     t.ok(['STATUS', 'ID', 'BRANCH (VERSION)', 'LAST REPORT'].every((c) => header.includes(c)), `${columns}: status, id, branch and last report (${header.join(', ')})`);

@@ -1,4 +1,3 @@
-// test: alone (rigd serve must start, or fail, within 20 s)
 // `rigd serve` that cannot listen or cannot open its database exits 1 at once with one line on stderr
 // naming what and where (so systemd's Restart=on-failure sees it), and leaves stored data as it was.
 import { spawn } from 'node:child_process';
@@ -11,8 +10,11 @@ import { serveProcess } from '../helpers/serve-process.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 import { onPostgres, sqliteOnly } from '../helpers/dialect.ts';
 
-/** Long enough for a loaded machine; a serve that keeps running without listening is killed at this bound. */
-const BOUND_MS = 20_000;
+/**
+ * Long enough for a loaded machine (node alone can take many seconds to start there); a serve that keeps
+ * running without listening is killed at this bound, and its exit code is then not 1.
+ */
+const BOUND_MS = 60_000;
 const NOBODY = 65534;
 
 /** `bin/rigd ARGS` run as the unprivileged user nobody (setpriv drops root before node starts). */

@@ -22,7 +22,9 @@ async function nodeRow(dataDir: string, id: string) {
 
 test('two live rigd serve with one instance id: the second refuses with one line and exit 1', async (t) => {
   const dataDir = tmpDir();
-  const env = { RIGD_DATA_DIR: dataDir, RIGD_CLUSTER_INSTANCE_ID: 'gw-a', RIGD_CLUSTER_HEARTBEAT_S: '1' };
+  // A heartbeat every 5 s: live for 15 s after the last one. At 1 s (3 s) a starved first process
+  // could look stale to the second, which would then take its id over.
+  const env = { RIGD_DATA_DIR: dataDir, RIGD_CLUSTER_INSTANCE_ID: 'gw-a', RIGD_CLUSTER_HEARTBEAT_S: '5' };
   const first = await serveProcess(env);
   try {
     const row = await nodeRow(dataDir, 'gw-a');

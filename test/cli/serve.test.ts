@@ -1,4 +1,3 @@
-// test: alone (rigd serve must start, or fail, within 20 s)
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
