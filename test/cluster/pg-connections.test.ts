@@ -102,7 +102,7 @@ test('no connection left for rigd: 503 with Retry-After at once, /healthz 503; f
     full = Date.now();
     // Past the first second of the outage (the window checked below), so a fast machine cannot leave it empty.
     await waitFor(() => reports.answers.filter((r) => r.at > full + 1000 && r.status === 503).length >= 12 || null, 60_000, '503s while full', 50);
-    await waitFor(() => health.samples.some((s) => s.at > full + 1000 && s.status === 503) || null, 30_000, '/healthz 503 while full', 50);
+    await waitFor(() => health.samples.some((s) => s.at > full + 1000 && s.status === 503) || null, 60_000, '/healthz 503 while full', 50);
     await Promise.all(fillers.splice(0).map((cl) => cl.end().catch(() => undefined)));
     freed = Date.now();
     await waitFor(
