@@ -11,7 +11,7 @@ import { serveProcess } from '../../helpers/serve-process.ts';
 import { postgresOnly } from '../../helpers/dialect.ts';
 import { testConfig } from '../../helpers/server.ts';
 import { tmpDir } from '../../helpers/tmp.ts';
-import { sleep, until } from './fleet.ts';
+import { sleep, waitFor } from '../../helpers/jobs.ts';
 
 test('two nodes sweeping at once: each transition once', async (t) => {
   if (postgresOnly(t, 'two nodes share one database only on PostgreSQL (SQLite has one rigd serve per data_dir)')) return;
@@ -76,11 +76,16 @@ test('node_down: two rigd serve, one killed with -9; the other opens node_down f
   try {
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
-    const listed = await until('node_down for gw-a', async () => {
-      const r = await rigd(['alerts', '--json'], { env });
-      const doc = JSON.parse(r.stdout) as { incidents: { kind: string; subject: string; state: string; text: string }[] };
-      return doc.incidents.find((i) => i.kind === 'node_down' && i.subject === 'gw-a' && i.state === 'open');
-    });
+    const listed = await waitFor(
+      async () => {
+        const r = await rigd(['alerts', '--json'], { env });
+        const doc = JSON.parse(r.stdout) as { incidents: { kind: string; subject: string; state: string; text: string }[] };
+        return doc.incidents.find((i) => i.kind === 'node_down' && i.subject === 'gw-a' && i.state === 'open');
+      },
+      120_000,
+      'node_down for gw-a',
+      100,
+    );
     t.match(listed.text, /^node gw-a \(.+\) is down: no heartbeat since .*Z$/, listed.text);
     const doc = JSON.parse((await rigd(['alerts', '--json'], { env })).stdout) as { incidents: { kind: string; subject: string }[] };
     t.notOk(doc.incidents.some((i) => i.kind === 'node_down' && i.subject === 'gw-b'), 'the live node is not down');
