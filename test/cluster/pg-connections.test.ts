@@ -116,6 +116,9 @@ test('no connection left for rigd: 503 with Retry-After at once, /healthz 503; f
     );
     const before = reports.acknowledged().length;
     await waitFor(() => reports.acknowledged().length >= before + 12 || null, 60_000, 'reports after', 50);
+    // The sampler polls one request at a time: its last sample can be one sent while the slots were
+    // taken; the second sample completed after they were freed was also sent after.
+    await waitFor(() => health.samples.filter((s) => s.at > freed).length >= 2 || null, 60_000, "the sampler's /healthz after the slots were freed", 50);
   } catch (err) {
     t.fail(`${(err as Error).message}\n${c.outputs()}`);
   } finally {
