@@ -113,8 +113,12 @@ test('pg_ctl stop for 6 s: rigs get 503 text/plain, /healthz 503 all along, one 
     server.start();
     started = Date.now();
     await healthy(a);
+    const back = Date.now();
     const before = reports.acknowledged().length;
     await waitFor(() => reports.acknowledged().length >= before + 16 || null, 60_000, 'reports after the start', 50);
+    // The sampler polls one request at a time: the second of its samples completed after /healthz was
+    // seen healthy was also sent after, so its last one is not one still sent during the outage.
+    await waitFor(() => health.samples.filter((s) => s.at > back).length >= 2 || null, 60_000, "the sampler's /healthz after the start", 50);
   } catch (err) {
     fail(t, err);
   } finally {
