@@ -101,12 +101,24 @@ test('pg_ctl stop for 6 s: rigs get 503 text/plain, /healthz 503 all along, one 
     server.stop();
     stopped = Date.now();
     await sleep(6000);
+    // Stopped for 6 s at least, and until the samplers saw it (a /healthz or a report answered
+    // while the server is down can take seconds on a busy machine): what is judged below is there.
+    await waitFor(
+      () => (health.samples.filter((s) => s.at > stopped + 1000).length >= 5 && reports.answers.some((r) => r.at > stopped + 1000)) || null,
+      60_000,
+      '5 /healthz samples and a report answered while the server is stopped',
+      50,
+    );
     starting = Date.now();
     server.start();
     started = Date.now();
     await healthy(a);
+    const back = Date.now();
     const before = reports.acknowledged().length;
     await waitFor(() => reports.acknowledged().length >= before + 16 || null, 60_000, 'reports after the start', 50);
+    // The sampler polls one request at a time: the second of its samples completed after /healthz was
+    // seen healthy was also sent after, so its last one is not one still sent during the outage.
+    await waitFor(() => health.samples.filter((s) => s.at > back).length >= 2 || null, 60_000, "the sampler's /healthz after the start", 50);
   } catch (err) {
     fail(t, err);
   } finally {
@@ -144,7 +156,7 @@ test('pg_ctl restart: LISTEN, the duties lock and the capture store come back by
         const by = Object.fromEntries(rows.map((r) => [r.app, Number(r.n)]));
         return by['rigd listen'] === 1 && by['rigd duties'] === 1 && by['rigd capture store'] === 1 ? by : null;
       },
-      30_000,
+      60_000,
       'the dedicated connections back',
       250,
     );

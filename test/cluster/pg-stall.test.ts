@@ -138,14 +138,14 @@ test('a session locking rigs against writers for longer than lock_timeout: 503 d
     await holder.query('LOCK TABLE rigs IN SHARE MODE');
     locked = Date.now();
     await waitFor(() => reports.answers.filter((r) => r.at > locked && r.status === 503).length >= 4 || null, 60_000, '503s while rigs is locked', 50);
-    await waitFor(() => health.samples.some((s) => s.at > locked && s.status === 503) || null, 30_000, '/healthz 503 while rigs is locked', 50);
+    await waitFor(() => health.samples.some((s) => s.at > locked && s.status === 503) || null, 60_000, '/healthz 503 while rigs is locked', 50);
     await holder.query('ROLLBACK');
     released = Date.now();
     await waitFor(async () => ((await http(`${b.url}/healthz`)).status === 200) || null, 60_000, '/healthz 200 after', 250);
     await waitFor(() => reports.answers.some((r) => r.at > released && r.status === 200) || null, 60_000, 'reports answering 200 again', 50);
     // The sampler polls every 250 ms, one request at a time: recovery can be seen above before it
     // has a sample of its own; the second sample completed after the release was also sent after it.
-    await waitFor(() => health.samples.filter((s) => s.at > released).length >= 2 || null, 30_000, "the sampler's /healthz after the release", 50);
+    await waitFor(() => health.samples.filter((s) => s.at > released).length >= 2 || null, 60_000, "the sampler's /healthz after the release", 50);
   } catch (err) {
     fail(t, err);
   } finally {

@@ -121,7 +121,7 @@ test('exactly one node holds the duties lock (a session lock on direct_url, neve
         );
         return rows[0]?.sessions === 2 ? rows[0] : null;
       },
-      30_000,
+      60_000,
       'both nodes trying the duties lock',
       250,
     );

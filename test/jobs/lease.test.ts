@@ -44,7 +44,9 @@ async function registered(db: Database, id: string, ageMs: number, opts: { stopp
 test('jobs of a node the registry knows dead (stopped, silent, restarted) are reclaimed at once; live, unknown or foreign leases wait', async (t) => {
   const db = await openDatabase(...withDb(tempDataDir()));
   const ran: number[] = [];
-  const runner = new JobRunner(db, { pollMs: 50, nodeStaleMs: 3000 });
+  // A node is silent after 60 s without a heartbeat: gw-live's one heartbeat (written at the
+  // start, never again) must keep it live however long a busy machine takes over this test.
+  const runner = new JobRunner(db, { pollMs: 50, nodeStaleMs: 60_000 });
   runner.handle('work', async (job) => void ran.push(job.id));
   try {
     const silent = await queued(db);
@@ -55,19 +57,20 @@ test('jobs of a node the registry knows dead (stopped, silent, restarted) are re
     const unknown = await queued(db);
     const noNode = await queued(db);
     // Every node: host name "gateway", pid 1 (containers); only the registry tells them apart.
-    await registered(db, 'gw-silent', 10_000);
+    await registered(db, 'gw-silent', 600_000, { startedAgoMs: 3_600_000 });
     await registered(db, 'gw-stopped', 0, { stopped: true });
     await registered(db, 'gw-restarted', 0, { startedAgoMs: 0 });
     await registered(db, 'gw-live', 0);
-    await markRunning(db, silent, 'gw-silent/aa11', 60_000);
-    await markRunning(db, silentOnLastAttempt, 'gw-silent/bb22', 60_000, 2);
-    await markRunning(db, stopped, 'gw-stopped/cc33', 60_000);
-    await markRunning(db, live, 'gw-live/dd44', 60_000);
-    await markRunning(db, unknown, 'gw-unknown/ee55', 60_000);
-    await markRunning(db, noNode, '/ff66', 60_000);
+    // Leases of 10 minutes: whatever is reclaimed here is reclaimed by the registry, not by expiry.
+    await markRunning(db, silent, 'gw-silent/aa11', 600_000);
+    await markRunning(db, silentOnLastAttempt, 'gw-silent/bb22', 600_000, 2);
+    await markRunning(db, stopped, 'gw-stopped/cc33', 600_000);
+    await markRunning(db, live, 'gw-live/dd44', 600_000);
+    await markRunning(db, unknown, 'gw-unknown/ee55', 600_000);
+    await markRunning(db, noNode, '/ff66', 600_000);
     // Claimed a minute ago, before the node's current run started.
     await db.writes.run((transaction) =>
-      db.models.Job.update({ state: 'running', lease_owner: 'gw-restarted/aa77', lease_expires_at: new Date(Date.now() + 60_000), attempts: 1, started_at: new Date(Date.now() - 60_000) }, { where: { id: restarted }, transaction }),
+      db.models.Job.update({ state: 'running', lease_owner: 'gw-restarted/aa77', lease_expires_at: new Date(Date.now() + 600_000), attempts: 1, started_at: new Date(Date.now() - 60_000) }, { where: { id: restarted }, transaction }),
     );
     await runner.start();
     for (const id of [silent, stopped, restarted]) await waitFor(async () => (await getJob(db, id))?.state === 'done', 60_000, `reclaimed job ${id} done`);
@@ -113,17 +116,17 @@ test('an expired lease makes a running job claimable again', async (t) => {
 test('leases are renewed while a job runs: a second runner does not take it', async (t) => {
   const db = await openDatabase(...withDb(tempDataDir()));
   const calls: string[] = [];
-  // A lease of 1.5 s, renewed every third of it: a busy machine can hold a timer back for a few
-  // hundred milliseconds, and what is tested is the renewal, not how short a lease can be.
-  const a = new JobRunner(db, { pollMs: 20, leaseMs: 1500 });
-  const b = new JobRunner(db, { pollMs: 20, leaseMs: 1500 });
+  // A lease of 3 s, renewed every third of it: a busy machine can hold a timer or a write back for
+  // a second or more, and what is tested is the renewal, not how short a lease can be.
+  const a = new JobRunner(db, { pollMs: 20, leaseMs: 3000 });
+  const b = new JobRunner(db, { pollMs: 20, leaseMs: 3000 });
   let leaseSeen: Date | null = null;
   let claimedLease: Date | null = null;
   for (const [name, r] of [['a', a], ['b', b]] as const) {
     r.handle('work', async (job) => {
       calls.push(name);
       claimedLease = job.leaseExpiresAt;
-      await sleep(6000);
+      await sleep(12_000);
       leaseSeen = (await getJob(db, job.id))?.leaseExpiresAt ?? null;
     });
   }

@@ -57,7 +57,7 @@ test('two runners in two processes on one database: every job done exactly once'
     await Promise.all(workers.map((w) => w.ready));
     const ids: number[] = [];
     for (let i = 0; i < 40; i++) ids.push((await db.writes.run((transaction) => enqueue('work', { i }, { transaction }))).id);
-    await waitFor(async () => (await queueDepth(db)).done === 40, 30_000, '40 jobs done', 100);
+    await waitFor(async () => (await queueDepth(db)).done === 40, 60_000, '40 jobs done', 100);
     const completions = readRecords(dataDir, 'completions');
     const starts = countBy(readRecords(dataDir, 'starts'));
     const done = countBy(completions);

@@ -71,7 +71,7 @@ test('50 jobs enqueued at once: concurrency honoured, each done exactly once, no
   let active = 0;
   let maxActive = 0;
   // The first handlers hold on until three run at once (a busy machine claims slowly: jobs of a few
-  // milliseconds might never overlap), for 30 s at most: a runner that never runs three gives up the wait once.
+  // milliseconds might never overlap), for 60 s at most: a runner that never runs three gives up the wait once.
   let waitForThree = true;
   runner.handle('work', async (job, ctx) => {
     calls.set(job.id, (calls.get(job.id) ?? 0) + 1);
@@ -79,7 +79,7 @@ test('50 jobs enqueued at once: concurrency honoured, each done exactly once, no
     maxActive = Math.max(maxActive, active);
     try {
       ctx.progress({ step: 'work', bytes: job.id });
-      if (waitForThree) await waitFor(() => maxActive >= 3, 30_000, 'three handlers at once').catch(() => undefined);
+      if (waitForThree) await waitFor(() => maxActive >= 3, 60_000, 'three handlers at once').catch(() => undefined);
       waitForThree = false;
       await sleep(5 + Math.random() * 20);
     } finally {

@@ -30,6 +30,12 @@ export interface Fleet {
   inTransaction: boolean[];
   stop(...ids: string[]): void;
   start(...ids: string[]): void;
+  /**
+   * Starts rigs again as one return: the app's sweep is held until each of them has been answered a
+   * report, so no sweep sees some back and some still silent (on a busy machine the reporter's first
+   * reports of six rigs can be seconds apart, and a sweep between them rightly judges a part).
+   */
+  startTogether(...ids: string[]): Promise<void>;
   /** Answers seen per rig id (status codes). */
   answers: Map<string, number[]>;
   close(): Promise<void>;
@@ -82,6 +88,13 @@ export async function startFleet(subnet: number, rigs: FleetRig[], overrides: De
     answers,
     stop: (...ids) => send('stop', ids),
     start: (...ids) => send('start', ids),
+    async startTogether(...ids) {
+      await app.alerts.stop();
+      const before = new Map(ids.map((id) => [id, answers.get(id)?.length ?? 0]));
+      send('start', ids);
+      await until(`a report answered from each of ${ids.join(', ')}`, () => ids.every((id) => (answers.get(id) ?? []).slice(before.get(id)).includes(200)));
+      app.alerts.start();
+    },
     async close() {
       child.stdin!.end();
       if (child.exitCode === null) child.kill('SIGTERM');

@@ -66,7 +66,7 @@ test('8 of 10 rigs go dark at once: one outage message, not 8; one when they are
   t.deepEqual([...(outage!.rigs ?? [])].sort(), [...silent].sort(), 'it lists the 8 silent rigs');
   // More sweeps while they stay silent: still one message.
   for (let i = 0; i < 3; i++) await f.app.alerts.sweep();
-  f.start(...silent);
+  await f.startTogether(...silent);
   await until('the outage resolved', () => messages('fleet_outage', 'resolved').length > 0 || null);
   t.equal(messages('fleet_outage', 'opened').length, 1, 'one outage message');
   t.equal(silent.filter((id) => messages('rig_offline', 'opened', id).length > 0).length, 0, 'no rig_offline message for any of the 8');

@@ -40,7 +40,7 @@ test('8 of 10 stop at once: one fleet_outage naming them, no rig_offline', async
 });
 
 test('6 come back: the outage resolves listing the 2 still missing; those get their own rig_offline', async (t) => {
-  f.start(...STOPPING.slice(0, 6));
+  await f.startTogether(...STOPPING.slice(0, 6));
   const resolved = await until('the outage resolved', () => of('fleet_outage', 'resolved')[0]);
   t.deepEqual([...(resolved.rigs ?? [])].sort(), ['rig7', 'rig8'], 'the resolution lists the rigs still missing');
   t.match(resolved.text, /still missing: rig7, rig8/, `one line: ${resolved.text}`);

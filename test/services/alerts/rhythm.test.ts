@@ -64,6 +64,10 @@ test('the one rule: late after 1.5 intervals, offline after missed_reports inter
 });
 
 test('both stop: each goes offline by its own rhythm, one incident each within 4 of its intervals; the listing, rigd rigs and rigd fleet agree', async (t) => {
+  // Both stop right after one of slow's reports: slow then stays short of offline for its full 15 s,
+  // room for the CLI below to start on a busy machine (stopped at a random point, it may have had 10).
+  const slowAnswers = f.answers.get('slow')?.length ?? 0;
+  await until("a report from slow", () => (f.answers.get('slow')?.length ?? 0) > slowAnswers);
   f.stop('fast', 'slow');
   const ev = await until('fast offline', () => opened('fast')[0]);
   const env = { RIGD_DATA_DIR: f.config.data_dir, RIGD_ALERTS_MIN_SILENCE_S: '1' };

@@ -30,7 +30,11 @@ test('receiver down, rigd serve killed -9 and started again, receiver up: each n
     stringify({
       notify: { webhooks: [{ url: http.url(`/hooks/${PATH_TOKEN}`) }], email: { from: 'rigd@gw.example', to: ['ops@example.com'] }, first_retry_s: 0.2, retry_hours: 1 },
       ingest: { lease_s: 2 },
-      cluster: { heartbeat_s: 1 },
+      // One node, as an install runs it: restarted, it is the same node again. Left to its
+      // default (host:port, and the port is a free one each start) the restarted serve would be a
+      // second node that sees the killed one as down: a node_down incident with notifications of
+      // its own, on PostgreSQL where the killed node's row stays registered.
+      cluster: { heartbeat_s: 1, instance_id: 'gw-notify-1' },
     }),
   );
   // The secrets come from the environment (file), as on an install: never from the YAML.

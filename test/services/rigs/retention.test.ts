@@ -47,8 +47,12 @@ test('retention deletes only rows older than history_retention_days, in bounded 
     t.equal(await RigReport.count({ where: { serial: 'old' } }), 0, 'no old row left');
     t.equal(await RigReport.count({ where: { serial: 'kept' } }), 500, 'rows inside the window kept (the boundary row included)');
     t.equal(await RigReport.count({ where: { serial: 'seed' } }), 1, 'the fresh report kept');
-    // A report waits for at most one batch, so the 15 batches let at least 7 awaited reports through.
-    t.ok(sent >= 7, `reports kept committing between the batches (${sent})`);
+    // SQLite: a report waits for at most one batch, so the 15 batches let at least 7 awaited reports
+    // through. PostgreSQL: reports do not wait for the batches at all; how many of them fit in the
+    // sweep's time is the machine's speed (a busy one fitted 4).
+    if (!sqliteOnly(t, 'report batches commit beside the sweep on PostgreSQL: how many fit in its time is timing')) {
+      t.ok(sent >= 7, `reports kept committing between the batches (${sent})`);
+    }
     t.equal(await RigReport.count({ where: { peer_address: '10.144.0.2' } }), sent, 'every one of them stored');
     t.equal(await retention.prune(now), 0, 'a second run finds nothing');
   } finally {
