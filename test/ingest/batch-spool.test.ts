@@ -1,17 +1,20 @@
-// test: alone (counts the rigd-import- directories of the shared temporary directory)
 // The spool file an import's batches travel through: unnamed from the start, read back into one
 // reused buffer, lengths checked against what the child wrote and what a batch can take.
 import { fstatSync, readdirSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import test from 'tape';
 import { BatchSpool } from '../../src/ingest/batch-spool.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+// A temporary directory of this file's own (os.tmpdir() follows TMPDIR): the imports of other
+// processes on this machine make and remove rigd-import- directories in the shared one.
+process.env.TMPDIR = tmpDir('rigd-spool-');
 
 test('the spool has no name on disk and reads back what was written at offset 0', async (t) => {
-  const before = readdirSync(tmpdir()).filter((n) => n.startsWith('rigd-import-')).length;
   const spool = BatchSpool.open();
   try {
     t.equal(fstatSync(spool.fd).nlink, 0, 'the file is unlinked');
-    t.equal(readdirSync(tmpdir()).filter((n) => n.startsWith('rigd-import-')).length, before, 'no directory left behind');
+    t.deepEqual(readdirSync(tmpdir()), [], `no directory left behind in ${tmpdir()}`);
     t.equal(fstatSync(spool.fd).mode & 0o777, 0o600, 'mode 0600');
     writeSync(spool.fd, Buffer.from('hello world'), 0, 11, 0);
     const a = await spool.read(11, 100);

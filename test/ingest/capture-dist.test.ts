@@ -43,8 +43,8 @@ test('compiled inspector runs its compiled child under plain node', async (t) =>
     const script = `
       import { inspectCapture } from ${JSON.stringify(path.join(out, 'ingest/capture-file.js'))};
       const steps = [];
-      const info = await inspectCapture(process.argv[1], { maxBytes: 1e8, timeoutMs: 10000, onStep: (s) => steps.push(s) });
-      const bad = await inspectCapture(process.argv[2], { maxBytes: 1e8, timeoutMs: 10000 }).catch((e) => e.reason);
+      const info = await inspectCapture(process.argv[1], { maxBytes: 1e8, timeoutMs: 60000, onStep: (s) => steps.push(s) });
+      const bad = await inspectCapture(process.argv[2], { maxBytes: 1e8, timeoutMs: 60000 }).catch((e) => e.reason);
       console.log(JSON.stringify({ execArgv: process.execArgv, steps, rows: info.tables.map((x) => x.rows), bad }));
     `;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, good.path, path.join(dir, 'caps/trigger.db')], {

@@ -1,4 +1,4 @@
-// test: alone (rejected within 2 s; a budget bounded to 8 s)
+// test: alone (a time budget kept to, and rigd's memory growth bounded)
 // The capture inspector on real SQLite files: good captures described exactly, hostile and broken
 // files rejected with the right reason while the inspector keeps working, the file never changed.
 import { readFileSync } from 'node:fs';
@@ -22,7 +22,8 @@ import {
 const dir = await mkdtemp(path.join(os.tmpdir(), 'rigd-capture-'));
 test.onFinish(() => void rm(dir, { recursive: true, force: true }));
 
-const OPTS: InspectOptions = { maxBytes: 100 * 1024 * 1024, timeoutMs: 20_000 };
+// A budget no inspection here comes near, however loaded the machine (a child takes seconds to start then).
+const OPTS: InspectOptions = { maxBytes: 100 * 1024 * 1024, timeoutMs: 120_000 };
 
 function alive(pid: number): boolean {
   try {
@@ -247,6 +248,9 @@ async function mediumCapture(): Promise<MadeCapture> {
 }
 
 test('timeout: a child hung in the middle of quick_check is killed with SIGKILL', async (t) => {
+  // The budget counts from the spawn: long enough for a loaded machine to start the child and reach
+  // quick_check within it (the child took 3 s to start at a load of 37).
+  const budgetMs = 20_000;
   const cap = await mediumCapture();
   let pid = 0;
   const steps: string[] = [];
@@ -254,7 +258,7 @@ test('timeout: a child hung in the middle of quick_check is killed with SIGKILL'
   const err = await rejection(
     inspectCapture(cap.path, {
       ...OPTS,
-      timeoutMs: 4000,
+      timeoutMs: budgetMs,
       onChild: (p) => (pid = p),
       onStep: (s) => {
         steps.push(s);
@@ -266,7 +270,7 @@ test('timeout: a child hung in the middle of quick_check is killed with SIGKILL'
   t.ok(err instanceof CaptureRejected && err.reason === 'timeout', `timeout (${err?.message})`);
   // Not before the budget; after it, as soon as the kill is seen (the slack is a busy machine's).
   const took = Date.now() - started;
-  t.ok(took >= 3900 && took < 30_000, `after the budget, not before (${took} ms)`);
+  t.ok(took >= budgetMs - 100 && took < budgetMs + 30_000, `after the budget, not before (${took} ms)`);
   t.ok(pid > 0 && !alive(pid), `child ${pid} is gone`);
   const info = await inspectCapture(cap.path, OPTS);
   t.deepEqual(info.tables.map((x) => x.rows), [400_000, 150_000], 'the same file inspects fine with time to spare');

@@ -10,6 +10,7 @@ import { onPostgres } from '../helpers/dialect.ts';
 import { importCapture } from '../../src/ingest/import.ts';
 import { makeCapture, type MadeCapture } from '../helpers/capture-files.ts';
 import { countRows, openTestStore as openCaptureStore, sqlCapture } from '../helpers/capture-store.ts';
+import { waitFor } from '../helpers/jobs.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -27,10 +28,13 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Runs the import in a process of its own and kills it with SIGKILL once `killAt` rows are written. */
+/**
+ * Runs the import in a process of its own and kills it with SIGKILL once `killAt` rows are written
+ * (it stops itself there: the import cannot go on to its COMMIT before the kill arrives).
+ */
 function importAndKill(file: string, captureId: number, killAt: number): Promise<{ rowsSeen: number; childPid: number; signal: string | null }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/helpers/import-runner.ts'), file, dataDir, String(captureId)], {
+    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/helpers/import-runner.ts'), file, dataDir, String(captureId), String(killAt)], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -76,8 +80,8 @@ test('kill -9 mid-import of a new capture: no rows of it; a re-run imports every
   // before the next table and the commit): the kill lands after readings, before frames and COMMIT.
   t.ok(run.rowsSeen >= 40_000 && run.rowsSeen <= ROWS, `mid-import: ${run.rowsSeen} rows written in the open transaction`);
   if (!onPostgres) t.ok(existsSync(`${captureStorePath(dataDir)}-wal`), 'it left its WAL behind');
-  for (let i = 0; i < 50 && alive(run.childPid); i++) await new Promise((r) => setTimeout(r, 100));
-  t.notOk(alive(run.childPid), `its capture child ${run.childPid} exited too`);
+  const childGone = await waitFor(() => !alive(run.childPid), 60_000, `capture child ${run.childPid} to exit`).catch(() => false);
+  t.ok(childGone, `its capture child ${run.childPid} exited too`);
 
   t.equal(await countRows(dataDir, 'readings', 2), 0, 'no rows of the killed import');
   t.equal(await countRows(dataDir, 'frames', 2), 0, 'none in the other table either');

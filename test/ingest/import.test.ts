@@ -31,7 +31,7 @@ import { tmpDir } from '../helpers/tmp.ts';
 
 const dir = tmpDir('rigd-import-');
 const dataDir = path.join(dir, 'data');
-const OPTS: ImportOptions = { maxBytes: 200 * 1024 * 1024, timeoutMs: 30_000 };
+const OPTS: ImportOptions = { maxBytes: 200 * 1024 * 1024, timeoutMs: 120_000 };
 let store: CaptureStoreWriter;
 let one: MadeCapture;
 

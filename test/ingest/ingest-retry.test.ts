@@ -11,6 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
+import { QueryTypes } from 'sequelize';
 import test from 'tape';
 import { CaptureWorker } from '../../src/ingest/capture-worker.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -20,6 +21,7 @@ import { makeCapture } from '../helpers/capture-files.ts';
 import { http } from '../helpers/http.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { testConfig } from '../helpers/server.ts';
+import { onPostgres } from '../helpers/dialect.ts';
 import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
@@ -35,29 +37,39 @@ function minioConfig(port: number, maxAttempts: number) {
   });
 }
 
-function worker(app: App, onRetry?: () => void): CaptureWorker {
+function worker(app: App): CaptureWorker {
   return new CaptureWorker(app.db, app.storage, app.config, silentLogger, {
     pollMs: 50,
     backoff: { baseMs: BASE_MS, jitter: 0 },
-    onOutcome: (_kind, outcome) => (outcome === 'retry' ? onRetry?.() : undefined),
   });
 }
 
 /**
- * Delay before each retry as the runner scheduled it: run_after - updated_at of the job, read when
- * the runner reports a retry (the row is queued then, and stays so for at least the delay).
+ * Each retry as the runner wrote it, kept by a trigger on the jobs table (no read can come too late:
+ * the next claim overwrites the row). The delay the runner chose lies between two readings:
+ * run_after - updated_at (updated_at is stamped after the time the delay counts from: at most the
+ * delay) and run_after - started_at (the attempt's claim came before: at least the delay).
  */
-function recordBackoff(app: App, jobId: () => number): { onRetry: () => void; delays: () => Promise<Map<number, number>> } {
-  const delays = new Map<number, number>();
-  const reads: Promise<void>[] = [];
-  const onRetry = () => {
-    reads.push(
-      app.db.models.Job.findByPk(jobId()).then((job) => {
-        if (job?.state === 'queued' && !delays.has(job.attempts)) delays.set(job.attempts, job.run_after.getTime() - job.updated_at.getTime());
-      }),
+async function recordRetries(app: App): Promise<() => Promise<Map<number, { atMost: number; atLeast: number }>>> {
+  const q = (sql: string) => app.db.sequelize.query(sql);
+  if (onPostgres) {
+    await q('CREATE TABLE retries_seen (attempts integer, run_after timestamptz, updated_at timestamptz, started_at timestamptz)');
+    await q(`CREATE FUNCTION retries_seen() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO retries_seen VALUES (NEW.attempts, NEW.run_after, NEW.updated_at, NEW.started_at); RETURN NULL; END $$`);
+    await q(`CREATE TRIGGER retries_seen AFTER UPDATE ON jobs FOR EACH ROW WHEN (NEW.state = 'queued' AND OLD.state = 'running') EXECUTE FUNCTION retries_seen()`);
+  } else {
+    await q('CREATE TABLE retries_seen (attempts INTEGER, run_after TEXT, updated_at TEXT, started_at TEXT)');
+    await q(`CREATE TRIGGER retries_seen AFTER UPDATE OF state ON jobs WHEN NEW.state = 'queued' AND OLD.state = 'running'
+      BEGIN INSERT INTO retries_seen VALUES (NEW.attempts, NEW.run_after, NEW.updated_at, NEW.started_at); END`);
+  }
+  return async () => {
+    const rows = await app.db.sequelize.query<{ attempts: number; run_after: string | Date; updated_at: string | Date; started_at: string | Date }>(
+      'SELECT attempts, run_after, updated_at, started_at FROM retries_seen ORDER BY attempts',
+      { type: QueryTypes.SELECT },
     );
+    const ms = (v: string | Date) => new Date(v).getTime();
+    return new Map(rows.map((r) => [Number(r.attempts), { atMost: ms(r.run_after) - ms(r.updated_at), atLeast: ms(r.run_after) - ms(r.started_at) }]));
   };
-  return { onRetry, delays: async () => (await Promise.all(reads), delays) };
 }
 
 test('storage down, then back: retried with backoff, then ingested', async (t) => {
@@ -66,9 +78,8 @@ test('storage down, then back: retried with backoff, then ingested', async (t) =
   let s3 = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
   await s3.run();
   const app = await openApp(minioConfig(port, 6));
-  let jobId = 0;
-  const backoff = recordBackoff(app, () => jobId);
-  const w = worker(app, backoff.onRetry);
+  const retries = await recordRetries(app);
+  const w = worker(app);
   try {
     await app.storage.ensureBucket();
     const made = await makeCapture(path.join(files, 'a.sqlite'));
@@ -76,7 +87,6 @@ test('storage down, then back: retried with backoff, then ingested', async (t) =
     t.equal(put.status, 200, 'stored in s3rver');
     const q = await app.captures.queueTarget('rig1/a.sqlite');
     t.equal(q.capture.state, 'queued', 'queued while storage answers');
-    jobId = q.capture.job_id!;
 
     s3.httpServer?.closeAllConnections();
     await s3.close();
@@ -91,18 +101,19 @@ test('storage down, then back: retried with backoff, then ingested', async (t) =
     s3 = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
     await s3.run();
     const done = await settled(app, q.capture.id, 60_000);
-    const delays = await backoff.delays();
+    const seen = await retries();
     t.equal(done.state, 'ingested', `ingested once storage is back (attempt ${done.attempts})`);
     t.deepEqual(tableShapes(done.tables), made.tables, 'with its tables');
     t.ok(done.attempts >= 3 && done.attempts <= 6, `${done.attempts} attempts`);
-    // run_after is set a little before updated_at in the same update (13-17 ms measured here,
-    // but a loaded machine may stretch it): the delay read is the scheduled one minus that gap,
-    // and a gap of BASE_MS / 2 still tells one delay from the next.
-    const d1 = delays.get(1) ?? NaN;
-    const d2 = delays.get(2) ?? NaN;
-    const within = (d: number, ms: number) => d > ms - BASE_MS / 2 && d <= ms + 50;
-    t.ok(within(d1, BASE_MS), `first retry after ${BASE_MS} ms (read ${d1})`);
-    t.ok(within(d2, 2 * BASE_MS), `second after ${2 * BASE_MS} ms: doubling (read ${d2})`);
+    // The reading from below may only fall short of the scheduled delay (by the time from where it
+    // counts to updated_at: 13-17 ms here, any amount on a loaded machine), the reading from above
+    // may only exceed it (by the attempt's run: a refused connection, milliseconds when all is
+    // well): each is bounded on its own side only (+50 / -1 ms: clocks and rounding to ms).
+    const within = (r: { atMost: number; atLeast: number } | undefined, ms: number) => !!r && r.atMost <= ms + 50 && r.atLeast >= ms - 1;
+    const first = seen.get(1);
+    const second = seen.get(2);
+    t.ok(within(first, BASE_MS), `first retry after ${BASE_MS} ms (read between ${first?.atMost} and ${first?.atLeast})`);
+    t.ok(within(second, 2 * BASE_MS), `second after ${2 * BASE_MS} ms: doubling (read between ${second?.atMost} and ${second?.atLeast})`);
   } finally {
     await w.stop();
     await app.close();
@@ -126,7 +137,7 @@ test('storage never back: failed after max_attempts with the last error', async 
     t.deepEqual([done.state, done.error_code, done.attempts], ['failed', 'storage_error', 3], 'failed after 3 attempts');
     t.match(done.last_error ?? '', /^gave up after 3 attempts: storage .*(ECONNREFUSED|failed)/, `says why: ${done.last_error}`);
     t.ok(ms >= BASE_MS + 2 * BASE_MS, `backed off between attempts (${ms} ms in all)`);
-    const job = await settledJob(app, done.job_id!, 30_000).catch(() => null);
+    const job = await settledJob(app, done.job_id!, 60_000).catch(() => null);
     t.deepEqual([job?.state, job?.attempts], ['failed', 3], 'its job failed for good');
   } finally {
     await w.stop();
@@ -150,7 +161,7 @@ test('a job given up by the reclaim (its process died on the last attempt): the 
     });
     t.equal((await app.captures.get(q.capture.id)).state, 'ingesting', 'its job running: ingesting');
     await w.start();
-    const c = await settled(app, q.capture.id, 30_000);
+    const c = await settled(app, q.capture.id, 60_000);
     t.deepEqual([c.state, c.error_code, c.attempts], ['failed', 'lease_lost', 1], 'failed: lease_lost, the attempt counted');
     t.match(c.last_error ?? '', /gave up after 1 attempts: lease of .*ab12 lost \(node gw-gone stopped\)/, `the job's reason: ${c.last_error}`);
     t.ok(c.finished_at, 'finished_at from the job');

@@ -95,9 +95,11 @@ test('an import that refuses the file: failed for good with its code, one attemp
 
 test('an import that fails otherwise: queued again with import_error after backoff, failed when no attempt is left', async (t) => {
   let n = 0;
+  const thrownAt: number[] = [];
   const { app, worker, id } = await setup(async (_file, _captureId, opts) => {
     n++;
     opts.onStep('import');
+    thrownAt.push(Date.now());
     throw new Error(`capture store busy (${n})`);
     // A backoff long enough that a busy machine's polls see the job queued between the attempts.
   }, 2, RETRY_MS);
@@ -108,8 +110,13 @@ test('an import that fails otherwise: queued again with import_error after backo
       return c.state === 'queued' && c.attempts === 1 ? c : null;
     }, 60_000, 'the first failure');
     t.deepEqual([retrying.error_code, retrying.last_error], ['import_error', 'capture store busy (1)'], 'queued again with the error and its code');
+    // The retry is written after the import step threw, so run_after - that moment is at least the
+    // backoff whatever the load (not updated_at: this process stamps it after the write transaction
+    // began, and on PostgreSQL run_after counts from that start; a loaded machine puts any gap
+    // between the two).
     const job = await app.db.models.Job.findByPk(retrying.job_id!);
-    t.ok(job && job.run_after.getTime() - job.updated_at.getTime() >= RETRY_MS - 5, 'retried after the backoff');
+    const waited = job ? job.run_after.getTime() - thrownAt[0]! : NaN;
+    t.ok(waited >= RETRY_MS, `retried after the backoff (run_after ${waited} ms after the first attempt failed)`);
     const c = await settled(app, id);
     t.deepEqual([c.state, c.error_code, c.attempts], ['failed', 'import_error', 2], 'failed after 2 attempts, import_error');
     t.equal(c.last_error, 'gave up after 2 attempts: capture store busy (2)', 'with the last error');

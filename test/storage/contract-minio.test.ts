@@ -24,11 +24,12 @@ async function httpDownload(url: string): Promise<Buffer> {
 runContractSuite('minio driver on s3rver', async (): Promise<DriverUnderTest> => {
   const peer = await startS3Peer();
   // Rigs reach storage as "localhost", rigd talks to 127.0.0.1: URLs must carry (and sign) the public host.
+  // s3rver answers in this process: a generous timeout (the suite proves no timing).
   const storage = new MinioStorage(
     testConfig({
       storage: {
         driver: 'minio',
-        minio: { endpoint: peer.endpoint, port: peer.port, access_key: peer.accessKey, secret_key: peer.secretKey, public_endpoint: `localhost:${peer.port}`, timeout_ms: 3000 },
+        minio: { endpoint: peer.endpoint, port: peer.port, access_key: peer.accessKey, secret_key: peer.secretKey, public_endpoint: `localhost:${peer.port}`, timeout_ms: 60_000 },
       },
     }),
   );

@@ -106,9 +106,12 @@ test('a peer that stalls in the middle of a body: the read stream errors after t
 
 test('a slow reader is not an outage: pausing longer than the timeout keeps the stream', async (t) => {
   const peer = await startS3Peer();
+  // A timeout a live peer meets on a loaded machine (the calls before the read must succeed), and a
+  // pause four times as long.
+  const timeoutMs = 3000;
   try {
     const s = new MinioStorage(
-      testConfig({ storage: { driver: 'minio', minio: { endpoint: peer.endpoint, port: peer.port, access_key: peer.accessKey, secret_key: peer.secretKey, timeout_ms: 300 } } }),
+      testConfig({ storage: { driver: 'minio', minio: { endpoint: peer.endpoint, port: peer.port, access_key: peer.accessKey, secret_key: peer.secretKey, timeout_ms: timeoutMs } } }),
     );
     await s.ensureBucket();
     const body = Buffer.alloc(4 * 1024 * 1024, 0x5a);
@@ -122,7 +125,7 @@ test('a slow reader is not an outage: pausing longer than the timeout keeps the 
         got += (chunk as Buffer).length;
         if (!paused) {
           paused = true;
-          await new Promise((r) => setTimeout(r, 1200)); // four timeouts long
+          await new Promise((r) => setTimeout(r, 4 * timeoutMs));
         }
       }
     });

@@ -71,7 +71,7 @@ test('names outside hostMap never resolve; hostMap names do', async (t) => {
     t.ok(s.seen.some((l) => l.includes(`vpn.rigs.internal:${s.port}`)), 'Host header is the mapped name');
     let failed = '';
     try {
-      await b.page.goto('http://example.invalid/', { timeout: 10_000 });
+      await b.page.goto('http://example.invalid/', { timeout: 60_000 });
     } catch (err) {
       failed = (err as Error).message;
     }

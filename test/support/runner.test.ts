@@ -1,3 +1,4 @@
+// test: shares net 10.144.197 (its fixtures net-a and net-b make namespaces there)
 // The suite's runner (test/run.mjs) on a tiny suite of its own (test/support/fixtures/runner/), each
 // fixture recording when it started and ended: with two workers, two files sharing a network
 // namespace subnet (read from their literals) or a declared resource never run at the same time, a

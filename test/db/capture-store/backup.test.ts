@@ -13,8 +13,10 @@ const dir = tmpDir('rigd-store-backup-');
 const dataDir = path.join(dir, 'data');
 const table = { name: 'readings', columns: [{ name: 'v', type: 'INTEGER' }] };
 
-async function* rows(n: number, gate?: Promise<void>): AsyncGenerator<RowBatch> {
+/** n rows in one batch; with a gate, `written` is called once the store asks for more (the batch is written), then the gate is awaited. */
+async function* rows(n: number, gate?: Promise<void>, written?: () => void): AsyncGenerator<RowBatch> {
   yield { table: 'readings', rows: Array.from({ length: n }, (_, i) => [i]), bytes: n * 8 };
+  written?.();
   await gate;
 }
 
@@ -29,8 +31,10 @@ test('a copy of the last commit, 0600, taken while an import is open', async (t)
   const store = await openCaptureStore(dataDir);
   await store.replace(1, [table], rows(1000));
   let release!: () => void;
-  const open = store.replace(2, [table], rows(500, new Promise<void>((r) => (release = r))));
-  await new Promise((r) => setTimeout(r, 100)); // capture 2's rows are written, not committed
+  let written!: () => void;
+  const rowsWritten = new Promise<void>((r) => (written = r));
+  const open = store.replace(2, [table], rows(500, new Promise<void>((r) => (release = r)), written));
+  await rowsWritten; // capture 2's rows are written, not committed
   const target = path.join(dir, 'backup.sqlite');
   const res = await backupCaptureStore(dataDir, target);
   release();

@@ -130,15 +130,15 @@ test('a wide table lands whole in a table of its own shape; two writers at once 
 test('the reader\'s query is read-only: writes and DDL are refused by the server, the store unchanged', async (t) => {
   if (postgresOnly(t, 'the PostgreSQL store schema')) return;
   const reader = (await openTestReader(dataDir))!;
-  const ok = await reader.query('SELECT id FROM "Frames" WHERE capture_id = 1', { limit: 10, timeoutMs: 5000 });
+  const ok = await reader.query('SELECT id FROM "Frames" WHERE capture_id = 1', { limit: 10, timeoutMs: 60_000 });
   t.deepEqual(ok, { rows: [{ id: 10 }], truncated: false }, 'the store schema is the search path (a name with capitals is quoted, as PostgreSQL wants)');
   for (const sql of ['INSERT INTO "Frames" (capture_id) VALUES (99)', 'CREATE TABLE x (a int)', 'DELETE FROM "Frames"', 'DROP TABLE wide']) {
-    const err = await reader.query(sql, { limit: 10, timeoutMs: 5000 }).catch((e: unknown) => e);
+    const err = await reader.query(sql, { limit: 10, timeoutMs: 60_000 }).catch((e: unknown) => e);
     t.ok(err instanceof StoreQueryError && err.reason === 'read_only', `${sql}: refused (${(err as Error).message})`);
   }
   const slow = await reader.query('SELECT pg_sleep(5)', { limit: 10, timeoutMs: 200 }).catch((e: unknown) => e);
   t.ok(slow instanceof StoreQueryError && slow.reason === 'timeout', 'stopped by statement_timeout');
-  const many = await reader.query('SELECT generate_series(1, 50) AS n', { limit: 10, timeoutMs: 5000 });
+  const many = await reader.query('SELECT generate_series(1, 50) AS n', { limit: 10, timeoutMs: 60_000 });
   t.deepEqual([many.rows.length, many.truncated], [10, true], 'at most limit rows, and says there were more');
   await reader.close();
   t.equal(await countRows(dataDir, 'Frames', 1), 1, 'the store unchanged');

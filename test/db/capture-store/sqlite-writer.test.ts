@@ -103,15 +103,22 @@ test('calls on one store take turns: the second waits for the first to commit', 
   const events: string[] = [];
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
+  let holding!: () => void;
+  const aHolds = new Promise<void>((r) => (holding = r));
   async function* slow(tag: string): AsyncGenerator<RowBatch> {
     events.push(`${tag} start`);
     yield { table: 'frames', rows: [[1, null, 1]], bytes: 1 };
-    if (tag === 'a') await gate;
+    if (tag === 'a') {
+      holding(); // a's first rows are written: it holds the write transaction
+      await gate;
+    }
     yield { table: 'frames', rows: [[2, null, 2]], bytes: 1 };
     events.push(`${tag} end`);
   }
   const a = store.replace(10, [t1], slow('a'));
   const b = store.replace(11, [t1], slow('b'));
+  await aHolds;
+  // b has had its chance to start: if the store let it, it would have by now.
   await new Promise((r) => setTimeout(r, 200));
   t.deepEqual(events, ['a start'], 'b has not started while a holds the write transaction');
   release();
