@@ -14,7 +14,7 @@ import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { LogFormat } from './log/format.ts';
 import { prettyStream } from './log/pretty.ts';
 import { maskFields } from './log/redact.ts';
-import { requestScope } from './log/request-scope.ts';
+import { currentRequestId } from './log/request-scope.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 type Level = Exclude<LogLevel, 'silent'>;
@@ -110,9 +110,11 @@ function pinoFor(level: LogLevel, stream: DestinationStream): PinoLogger {
       mixin: (_obj, num) => ({ level: LABEL[num] ?? String(num) }),
       // The level first, then the line's fields; inside a request, its id unless the line has one.
       mixinMergeStrategy: (obj, mixin) => {
-        const scope = requestScope.getStore();
         const line = Object.assign(mixin, obj) as Record<string, unknown>;
-        if (scope && line.request_id === undefined) line.request_id = scope.request_id;
+        if (line.request_id === undefined) {
+          const requestId = currentRequestId();
+          if (requestId !== undefined) line.request_id = requestId;
+        }
         return line;
       },
     },

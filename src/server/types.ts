@@ -1,3 +1,4 @@
+import type { RequestRoute } from '@hapi/hapi';
 import type { Logger as PinoLogger } from 'pino';
 import type { Address } from './client-address.ts';
 import type { VpnMode } from './ext/vpn-guard.ts';
@@ -15,6 +16,12 @@ declare module '@hapi/hapi' {
      * its own idle timeout instead. @default false
      */
     upload?: boolean;
+    /**
+     * false: lines logged while serving this route's requests carry no request id unless they name
+     * it themselves (src/log/request-scope.ts); the rig report's path runs without AsyncLocalStorage.
+     * @default true
+     */
+    logScope?: boolean;
   }
   interface Request {
     /** The server's pino logger (ext/request-log.ts); lines logged while serving carry the request id. */
@@ -31,5 +38,7 @@ declare module '@hapi/hapi' {
      * computed once on arrival (ext/request-context.ts); null when it cannot be read.
      */
     client: Address | null;
+    /** The route the request will reach (null: none), found on arrival (ext/request-context.ts). */
+    route?: RequestRoute | null;
   }
 }

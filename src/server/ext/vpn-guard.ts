@@ -187,7 +187,9 @@ export function registerVpnGuard(server: Server, config: VpnRuleConfig): void {
   server.ext('onRequest', (request, h) => {
     let mode: VpnMode | undefined;
     try {
-      mode = request.server.match(request.method, request.path)?.settings.app?.vpn;
+      // Found by ext/request-context.ts when it ran first.
+      const route = request.app.route !== undefined ? request.app.route : request.server.match(request.method, request.path);
+      mode = route?.settings.app?.vpn;
     } catch {
       // A path the router cannot parse: routing answers 400 and reaches no route.
       return h.continue;

@@ -67,7 +67,8 @@ export function rigRoutes(app: App): ServerRoute[] {
         auth: false,
         description: 'Report a rig: location and software state (form body, answers Ok)',
         tags: ['rigs'],
-        app: { vpn: 'rig', errorFormat: 'text' },
+        // No log scope (AsyncLocalStorage stays off for reports): its lines name the request themselves.
+        app: { vpn: 'rig', errorFormat: 'text', logScope: false },
         response: { schema: Joi.string().valid('Ok'), sample: 0 },
         plugins: { openapi: { payload: reportForm, consumes: ['application/x-www-form-urlencoded', 'application/json'], produces: 'text/plain' } },
         payload: { allow: ['application/x-www-form-urlencoded', 'application/json'], maxBytes: REPORT_MAX_BYTES },
@@ -76,7 +77,7 @@ export function rigRoutes(app: App): ServerRoute[] {
         handler: async (request, h) => {
           const peer = request.app.client;
           if (!peer) throw new InvalidInput('the client address is unknown');
-          await app.rigs.report(String(request.params.id), request.payload, addressText(peer));
+          await app.rigs.report(String(request.params.id), request.payload, addressText(peer), request.app.requestId);
           // Only now: the batch holding this report has committed.
           return h.response('Ok').type('text/plain; charset=utf-8');
         },

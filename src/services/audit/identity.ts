@@ -33,8 +33,8 @@ function text(v: IdentityEventDetails[string] | undefined): string | null {
 
 export function auditIdentityEvents(logged: RecordIdentityEvent & { flush(): void }, db: Database, tally: AuditTally, log: Logger): AuditedIdentityEvents {
   const pending = new Set<Promise<void>>();
-  const record = (kind: IdentityEventKind, details: IdentityEventDetails) => {
-    logged(kind, details);
+  const record = (kind: IdentityEventKind, details: IdentityEventDetails, requestId?: string) => {
+    logged(kind, details, requestId);
     const client = text(details.address);
     if (kind === 'quota_refused') {
       tally.note({ kind: 'quota.refused', subject: text(details.rig) ?? '-', client });

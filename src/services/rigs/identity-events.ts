@@ -15,8 +15,8 @@ export type IdentityEventKind =
 
 export type IdentityEventDetails = Record<string, string | number | null>;
 
-/** Records one identity event. */
-export type RecordIdentityEvent = (kind: IdentityEventKind, details: IdentityEventDetails) => void;
+/** Records one identity event; `requestId`: the request it happened in, when its caller knows it (the line's request_id). */
+export type RecordIdentityEvent = (kind: IdentityEventKind, details: IdentityEventDetails, requestId?: string) => void;
 
 const MINUTE_MS = 60_000;
 
@@ -36,9 +36,9 @@ export function identityEvents(log: Logger, now: () => number = Date.now): Recor
     }
     pending.clear();
   };
-  const record = (kind: IdentityEventKind, details: IdentityEventDetails) => {
+  const record = (kind: IdentityEventKind, details: IdentityEventDetails, requestId?: string) => {
     if (kind !== 'quota_refused') {
-      log.info('rig identity event', { event: kind, ...details });
+      log.info('rig identity event', requestId === undefined ? { event: kind, ...details } : { event: kind, ...details, request_id: requestId });
       return;
     }
     const minute = Math.floor(now() / MINUTE_MS) * MINUTE_MS;

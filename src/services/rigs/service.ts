@@ -67,9 +67,9 @@ export class RigService {
    * Validates and stores one report of rig `rawId` from VPN address `peer`: updates (or registers)
    * the rig and appends a history row. Resolves only after the batch holding it has committed.
    * A report its id's binding refuses (rigs.address_binding) throws Conflict, one over the new ids
-   * per address Throttled; nothing of either is stored.
+   * per address Throttled; nothing of either is stored. `requestId` goes on the identity event's line.
    */
-  async report(rawId: string, payload: unknown, peer: string): Promise<void> {
+  async report(rawId: string, payload: unknown, peer: string, requestId?: string): Promise<void> {
     const input = parseRigReport(rawId, payload);
     if (!isIP(peer)) throw new InvalidInput('the client address is unknown');
     // Written out, not spread: a spread copy of the input was the largest cost of this function.
@@ -84,7 +84,7 @@ export class RigService {
       peer,
       receivedAt: this.#fixedClock ? this.#now() : null,
     });
-    if (verdict.event) this.#events(verdict.event.kind, verdict.event.details);
+    if (verdict.event) this.#events(verdict.event.kind, verdict.event.details, requestId);
     if (verdict.kind === 'refuse') throw verdict.error;
     this.#onReported(peer);
     const from = verdict.event?.details.from;
