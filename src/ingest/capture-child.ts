@@ -17,6 +17,7 @@ import { SPOOL_FD, type ChildMessage, type ChildRequest, type RawTimeSpan } from
 import { readTables } from './capture-reader.ts';
 import { pageInfo } from '../db/capture-file/handle.ts';
 import { CaptureRejected, type CaptureRejectReason } from './capture-rejected.ts';
+import { printable } from './capture-schema.ts';
 import { close, openChecked, rejectionFor, type Step } from './capture-open.ts';
 import { checkStorable, keyOf, streamTables } from './import-stream.ts';
 import { copyIntoStore, StoreFailure } from './capture-copy.ts';
@@ -106,7 +107,17 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
       db = undefined;
       // Each table's progress waits for rigd's ack: an abort or timeout lands before the commit.
       // And the commit waits for rigd's go-ahead (it checks its job lease first).
-      const copied = await copyIntoStore(req, attached, (table, rows) => sendAndWait({ type: 'copied', table, rows }), () => sendAndWait({ type: 'commit' }));
+      const copied = await copyIntoStore(
+        req,
+        attached,
+        (table, rows) => sendAndWait({ type: 'copied', table, rows }),
+        async (rows) => {
+          // The rows copied are the rows counted (readTables): the commit waits for both to agree.
+          const off = tables.find((t) => rows.get(t.name) !== t.rows);
+          if (off) throw new CaptureRejected('corrupt', `Capture is corrupt: read ${rows.get(off.name) ?? 0} rows of ${printable(off.name)}, counted ${off.rows}.`);
+          await sendAndWait({ type: 'commit' });
+        },
+      );
       return { type: 'result', ok: true, pageSize, pageCount, tables, spans, copied };
     }
     await sendAndWait({ type: 'tables', tables });

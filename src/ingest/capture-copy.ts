@@ -19,7 +19,7 @@ export async function copyIntoStore(
   req: ChildRequest,
   tables: readonly AttachedTable[],
   onTable: (table: string, rows: number) => Promise<void>,
-  beforeCommit: () => Promise<void>,
+  beforeCommit: (rows: ReadonlyMap<string, number>) => Promise<void>,
 ): Promise<CopyResult> {
   const target = req.import!.store!;
   let db: sqlite3.Database;

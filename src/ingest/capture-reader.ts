@@ -7,7 +7,7 @@
  * an already-checked handle, reading only the plain tables named in sqlite_schema.
  */
 import type { Database } from 'sqlite3';
-import { measureColumns, plainTableNames, rowCount, tableColumns } from '../db/capture-file/checks.ts';
+import { btreeStats, columnSpan, measureColumns, plainTableNames, rowCount, tableColumns, tableList } from '../db/capture-file/checks.ts';
 import type { CaptureTable, RawTimeSpan } from './capture-protocol.ts';
 import { CaptureRejected } from './capture-rejected.ts';
 import { printable } from './capture-schema.ts';
@@ -28,11 +28,18 @@ const COLUMNS_PER_SCAN = 100;
 /**
  * Plain tables of the capture in schema order (SQLite's internal sqlite_* tables left out), with
  * their columns and exact row counts. Throws CaptureRejected('row_too_large') when a value is
- * larger than `maxValueBytes`: the length is taken from the record header (octet_length does not
- * load the value), so a huge blob costs no memory here, and the later import would stop on it anyway.
+ * larger than `maxValueBytes`.
+ *
+ * One walk of the file's pages (dbstat, btreeStats) gives each table's rows (its cells) and its
+ * largest record: when that record is no longer than `maxValueBytes`, no value of the table can be,
+ * and the record is the table's widest row. Only a table with a longer record is scanned value by
+ * value: the length is taken from the record header (octet_length does not load the value), so a
+ * huge blob costs no memory here, and the later import would stop on it anyway.
  */
 export async function readTables(db: Database, opts: ReadOptions): Promise<CaptureTable[]> {
   const tables: CaptureTable[] = [];
+  const stats = await btreeStats(db);
+  const withoutRowid = new Set((await tableList(db)).filter((t) => t.wr).map((t) => t.name));
   for (const name of await plainTableNames(db)) {
     const info = await tableColumns(db, name);
     const generated = info.find((c) => c.hidden !== 0);
@@ -43,10 +50,17 @@ export async function readTables(db: Database, opts: ReadOptions): Promise<Captu
       );
     }
     const columns = info.map((c) => ({ name: c.name, type: c.type ?? '' }));
+    const time = opts.spans ? timeColumn(columns) : null;
+    const stat = stats.get(name);
+    if (columns.length > 0 && stat && stat.largest <= opts.maxValueBytes) {
+      opts.widest?.set(name, stat.largest);
+      if (time !== null) opts.spans!.push({ table: name, column: time, ...(await columnSpan(db, name, time)) });
+      tables.push({ name, columns, rows: withoutRowid.has(name) ? stat.cells : stat.leafCells });
+      continue;
+    }
     let rows = 0;
     let widest = 0;
     if (columns.length === 0) rows = await rowCount(db, name);
-    const time = opts.spans ? timeColumn(columns) : null;
     for (let start = 0; start < columns.length; start += COLUMNS_PER_SCAN) {
       const chunk = columns.slice(start, start + COLUMNS_PER_SCAN);
       // The time column's span rides on the first scan (no second pass over the table for it).

@@ -18,6 +18,7 @@ import {
   type HostileKind,
   type MadeCapture,
 } from '../helpers/capture-files.ts';
+import { sqlCapture } from '../helpers/capture-store.ts';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'rigd-capture-'));
 test.onFinish(() => void rm(dir, { recursive: true, force: true }));
@@ -212,6 +213,31 @@ test('huge row: a 40 MiB value is measured, not loaded (SQLite capped at 32 MiB 
   t.deepEqual(info.tables.map((x) => [x.name, x.rows]), [['readings', 10], ['blobs', 1]], 'accepted under a 64 MiB value limit');
   const err = await rejection(inspectCapture(cap.path, { ...OPTS, memoryLimitMb: 32 }));
   t.equal((err as CaptureRejected).reason, 'row_too_large', 'and refused under the default 16 MiB limit');
+});
+
+test('rows and value bounds from the pages: WITHOUT ROWID tables deep enough to have interior cells, an empty table, a row longer than the value limit whose values fit', async (t) => {
+  const d = await mkdtemp(path.join(dir, 'pages-'));
+  const max = 64 * 1024;
+  const cap = await sqlCapture(
+    path.join(d, 'pages.sqlite'),
+    'CREATE TABLE kv (k TEXT, n INTEGER, v BLOB, PRIMARY KEY (k, n)) WITHOUT ROWID',
+    "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 20000) INSERT INTO kv SELECT 'key-' || (i % 13), i, randomblob(40) FROM s",
+    'CREATE TABLE r (id INTEGER PRIMARY KEY, x TEXT)',
+    "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 30000) INSERT INTO r SELECT i * 3, 'x' || i FROM s",
+    'DELETE FROM r WHERE id % 7 = 0',
+    'CREATE TABLE empty (a, b)',
+    'CREATE TABLE wide (a BLOB, b BLOB)',
+    `INSERT INTO wide VALUES (randomblob(${max}), randomblob(${max})), (NULL, randomblob(${max - 1}))`,
+  );
+  const info = await inspectCapture(cap.path, { ...OPTS, maxValueBytes: max });
+  t.deepEqual(
+    info.tables.map((x) => [x.name, x.rows]),
+    [['kv', 20000], ['r', 30000 - Math.floor(30000 / 7)], ['empty', 0], ['wide', 2]],
+    'exact row counts (interior cells of a WITHOUT ROWID table are rows; deleted rows are not), two values of the limit in one row accepted',
+  );
+  const over = await rejection(inspectCapture(cap.path, { ...OPTS, maxValueBytes: max - 1 }));
+  t.ok(over instanceof CaptureRejected && over.reason === 'row_too_large', `one byte less: row_too_large (${over?.message})`);
+  t.match(over?.message ?? '', new RegExp(`value of ${max} bytes in column "a" of table "wide"`), 'names the value, its column and table');
 });
 
 test('larger than maxBytes: too_large before any child is started', async (t) => {

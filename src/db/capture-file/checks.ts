@@ -1,7 +1,8 @@
 /**
  * The statements of the capture child's checks on an untrusted capture (src/ingest/capture-open.ts
  * and capture-reader.ts hold the policy): its schema rows, SQLite's list of what it parsed,
- * quick_check, and per table its columns, row count and the longest value of each column.
+ * quick_check, and per table its columns, row count and the longest value of each column (or, from
+ * SQLite's dbstat, its cells and largest record).
  */
 import type sqlite3 from 'sqlite3';
 import { quoteIdent } from '../capture-store/layout.ts';
@@ -70,4 +71,33 @@ export async function measureColumns(
     return typeof v === 'number' ? v : null;
   });
   return { rows: Number(row!.n), longest, min: row!.lo ?? null, max: row!.hi ?? null };
+}
+
+/** A b-tree's cells and its largest record, as SQLite's dbstat reads them from the pages. */
+export interface BtreeStat {
+  /** Cells on leaf pages (a rowid table's rows). */
+  leafCells: number;
+  /** Cells on every page (a WITHOUT ROWID table's rows: its interior cells are rows too). */
+  cells: number;
+  /** The largest cell payload, overflow included: a whole row's record, so no value of the table is longer. */
+  largest: number;
+}
+
+/**
+ * Every b-tree of the capture by name (tables and indexes), from one walk of its pages (the dbstat
+ * virtual table: page headers and overflow chains, no record decoded): far cheaper than reading
+ * every value's length, and an upper bound of them.
+ */
+export async function btreeStats(db: sqlite3.Database): Promise<Map<string, BtreeStat>> {
+  const rows = await all<{ name: string; leaf: number; cells: number; largest: number }>(
+    db,
+    "SELECT name, sum(CASE WHEN pagetype = 'leaf' THEN ncell ELSE 0 END) AS leaf, sum(ncell) AS cells, max(mx_payload) AS largest FROM dbstat WHERE schema = 'main' GROUP BY name",
+  );
+  return new Map(rows.map((r) => [r.name, { leafCells: Number(r.leaf), cells: Number(r.cells), largest: Number(r.largest) }]));
+}
+
+/** The min and max of one column of `table` (a time column's span). */
+export async function columnSpan(db: sqlite3.Database, table: string, column: string): Promise<{ min: unknown; max: unknown }> {
+  const [row] = await all<{ lo: unknown; hi: unknown }>(db, `SELECT min(${quoteIdent(column)}) AS lo, max(${quoteIdent(column)}) AS hi FROM main.${quoteIdent(table)}`);
+  return { min: row?.lo ?? null, max: row?.hi ?? null };
 }

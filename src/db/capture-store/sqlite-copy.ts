@@ -66,8 +66,8 @@ export async function copyAttached(
   bounds: StoreBounds,
   /** Called with the rows of each chunk copied (before the commit); the copy waits for it. */
   onTable?: (table: string, rows: number) => Promise<void> | void,
-  /** Runs right before COMMIT (throwing rolls back). */
-  beforeCommit?: () => Promise<void>,
+  /** Runs right before COMMIT with the rows copied per table (throwing rolls back). */
+  beforeCommit?: (rows: ReadonlyMap<string, number>) => Promise<void>,
 ): Promise<{ rows: Map<string, number>; replaced: number }> {
   const rows = new Map<string, number>();
   await run(db, 'BEGIN IMMEDIATE');
@@ -110,7 +110,7 @@ export async function copyAttached(
       await recordCaptureTable(db, captureId, table.name, p, total);
       rows.set(table.name, total);
     }
-    await beforeCommit?.();
+    await beforeCommit?.(rows);
     await run(db, 'COMMIT');
     return { rows, replaced };
   } catch (err) {
