@@ -8,6 +8,9 @@
 // the store's open transaction, on PostgreSQL the first 'batch' written to the spool. rigd gets that
 // message and records the rows as the job's progress; the child goes no further, so the import
 // cannot commit. No timing is involved: the test waits for that progress and for the stopped child.
+// With RIGD_TEST_CHILD_STOP_AT_STEP=STEP in its environment the child stops instead right after
+// telling its parent it enters STEP (e.g. quick_check), so a test can act on it at that point
+// however late the parent reads the message.
 'use strict';
 
 const path = require('node:path');
@@ -15,9 +18,12 @@ const path = require('node:path');
 if (path.basename(process.argv[1] ?? '').startsWith('capture-child.') && typeof process.send === 'function') {
   const send = process.send;
   let stopped = false;
+  const atStep = process.env.RIGD_TEST_CHILD_STOP_AT_STEP;
   process.send = function (message, ...rest) {
-    const rows = message && (message.type === 'copied' || message.type === 'batch') && message.rows > 0;
-    if (stopped || !rows) return send.call(this, message, ...rest);
+    const here = atStep
+      ? message && message.type === 'step' && message.step === atStep
+      : message && (message.type === 'copied' || message.type === 'batch') && message.rows > 0;
+    if (stopped || !here) return send.call(this, message, ...rest);
     stopped = true;
     // send(message[, handle[, options]][, callback]): the same call, with a callback of ours.
     const done = rest.find((a) => typeof a === 'function');

@@ -17,6 +17,24 @@ const PRELOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture
 /** Environment for `rigd serve` (serveProcess): its capture child stops at its first rows. */
 export const STOP_CAPTURE_CHILD_AT_FIRST_ROWS: Record<string, string> = { NODE_OPTIONS: `--require ${PRELOAD}` };
 
+/**
+ * Runs fn with capture children forked from this process stopping themselves (SIGSTOP) right after
+ * announcing `step`: a test acts on the child there (stops or kills it) without racing it.
+ */
+export async function withChildStoppedAtStep<T>(step: string, fn: () => Promise<T>): Promise<T> {
+  const saved = { options: process.env.NODE_OPTIONS, step: process.env.RIGD_TEST_CHILD_STOP_AT_STEP };
+  process.env.NODE_OPTIONS = `${saved.options ?? ''} --require ${PRELOAD}`.trim();
+  process.env.RIGD_TEST_CHILD_STOP_AT_STEP = step;
+  try {
+    return await fn();
+  } finally {
+    if (saved.options === undefined) delete process.env.NODE_OPTIONS;
+    else process.env.NODE_OPTIONS = saved.options;
+    if (saved.step === undefined) delete process.env.RIGD_TEST_CHILD_STOP_AT_STEP;
+    else process.env.RIGD_TEST_CHILD_STOP_AT_STEP = saved.step;
+  }
+}
+
 /** State letter and parent of a process (/proc/PID/stat), or null when it is gone. */
 function procStat(pid: number): { state: string; ppid: number } | null {
   try {

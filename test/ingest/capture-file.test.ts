@@ -18,6 +18,7 @@ import {
   type HostileKind,
   type MadeCapture,
 } from '../helpers/capture-files.ts';
+import { withChildStoppedAtStep } from '../helpers/capture-child-stop.ts';
 import { sqlCapture } from '../helpers/capture-store.ts';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'rigd-capture-'));
@@ -281,16 +282,18 @@ test('timeout: a child hung in the middle of quick_check is killed with SIGKILL'
   let pid = 0;
   const steps: string[] = [];
   const started = Date.now();
-  const err = await rejection(
-    inspectCapture(cap.path, {
-      ...OPTS,
-      timeoutMs: budgetMs,
-      onChild: (p) => (pid = p),
-      onStep: (s) => {
-        steps.push(s);
-        if (s === 'quick_check') process.kill(pid, 'SIGSTOP'); // stands in for a file that makes SQLite spin
-      },
-    }),
+  // The child stops itself as it enters quick_check (stands in for a file that makes SQLite spin).
+  const err = await withChildStoppedAtStep('quick_check', () =>
+    rejection(
+      inspectCapture(cap.path, {
+        ...OPTS,
+        timeoutMs: budgetMs,
+        onChild: (p) => (pid = p),
+        onStep: (s) => {
+          steps.push(s);
+        },
+      }),
+    ),
   );
   t.ok(steps.includes('quick_check') && !steps.includes('tables'), `stopped inside the SQLite work (${steps.join(',')})`);
   t.ok(err instanceof CaptureRejected && err.reason === 'timeout', `timeout (${err?.message})`);
@@ -306,16 +309,19 @@ test('a child that dies mid-inspection (e.g. killed by a memory cap) rejects wit
   const cap = await mediumCapture();
   let pid = 0;
   let cmdline = '';
-  const err = await rejection(
-    inspectCapture(cap.path, {
-      ...OPTS,
-      memoryLimitMb: 48,
-      onChild: (p) => (pid = p),
-      onStep: (s) => {
-        if (s === 'started') cmdline = String(readFileSyncSafe(`/proc/${pid}/cmdline`)).split('\0').join(' ');
-        if (s === 'quick_check') process.kill(pid, 'SIGKILL');
-      },
-    }),
+  // The child stops itself as it enters quick_check, where the kill finds it.
+  const err = await withChildStoppedAtStep('quick_check', () =>
+    rejection(
+      inspectCapture(cap.path, {
+        ...OPTS,
+        memoryLimitMb: 48,
+        onChild: (p) => (pid = p),
+        onStep: (s) => {
+          if (s === 'started') cmdline = String(readFileSyncSafe(`/proc/${pid}/cmdline`)).split('\0').join(' ');
+          if (s === 'quick_check') process.kill(pid, 'SIGKILL');
+        },
+      }),
+    ),
   );
   t.match(cmdline, /--max-old-space-size=48\b/, `the child runs with the heap cap (${cmdline.slice(0, 120)})`);
   t.ok(err instanceof CaptureRejected && err.reason === 'inspector_crashed', `inspector_crashed (${err?.message})`);
