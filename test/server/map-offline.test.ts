@@ -3,11 +3,15 @@
 // every marker inside the view, no request leaving rigd; the rig page's track map fitted to the
 // track; /map links back to /rigs. Screenshots in test-output/: map-offline-{1280,420}.png,
 // rig-track-fitted-{1280,420}.png (look at them: land, coastlines and the markers on it).
+// The browser runs in a viewer's network namespace and reaches rigd at its VPN name: in the root
+// namespace every namespace another test file adds or removes meanwhile is a network change to
+// Chromium, which then cancels the page's loads (ERR_NETWORK_CHANGED).
 import test from 'tape';
 import { existsSync, statSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { withPage, type OpenBrowser } from '../helpers/browser.ts';
 import { http } from '../helpers/http.ts';
+import { createHosts, type Hosts } from '../helpers/netns.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 /** Rigs with a fix: Cairo, Lisbon, Nairobi, Sydney, Santiago (and Hamburg, below). */
@@ -16,9 +20,18 @@ const RIGS: Record<string, [number, number]> = { cairo: [30.04, 31.24], lisbon: 
 const TRACK: [number, number][] = [[53.55, 9.9], [53.56, 9.93], [53.565, 9.96], [53.57, 9.99]];
 
 let s: TestServer;
+let net: Hosts;
+const VPN_HOST = 'vpn.rigs.internal';
+/** rigd's address on the viewer's link. */
+const GW = '10.144.191.1';
+/** The pages' origin as the browser in the viewer's namespace asks for them. */
+const origin = () => `http://${VPN_HOST}:${s.server.info.port}`;
+/** Chromium in the viewer's namespace, resolving the VPN name to rigd there. */
+const inViewer = (viewport?: { width: number; height: number }) => ({ netns: net.host('viewer').ns, hostMap: { [VPN_HOST]: GW }, ...(viewport ? { viewport } : {}) });
 
 test('setup: five rigs with a fix; one with a track over the last hours', async (t) => {
-  s = await startServer();
+  net = await createHosts([{ name: 'viewer', addr: '10.144.191.2', gw: GW }]);
+  s = await startServer({}, { host: '::' });
   const { Rig, RigReport } = s.app.db.models;
   const now = Date.now();
   await s.app.db.writes.run(async (transaction) => {
@@ -89,7 +102,7 @@ for (const width of [1280, 420]) {
   test(`/map at ${width} px without tiles: countries and coastlines from rigd under every marker; a link back to /rigs`, async (t) => {
     await withPage(
       async (page, browser) => {
-        const origin = s.url;
+        const origin = `http://${VPN_HOST}:${s.server.info.port}`;
         const requests: string[] = [];
         page.on('request', (r) => requests.push(r.url()));
         const answers = recordAnswers(page, origin);
@@ -143,14 +156,14 @@ for (const width of [1280, 420]) {
         await shot(t, browser, `map-offline-${width}`);
         t.deepEqual(browser.pageErrors, [], 'no page errors');
       },
-      { viewport: { width, height: 800 } },
+      inViewer({ width, height: 800 }),
     );
   });
 
   test(`the rig page at ${width} px: the track map is fitted to the track`, async (t) => {
     await withPage(
       async (page, browser) => {
-        await page.goto(`${s.url}/rigs/hamburg`);
+        await page.goto(`${origin()}/rigs/hamburg`);
         await page.waitForFunction(() => (globalThis as unknown as Win).rigdTrack !== undefined && (globalThis as unknown as Win).rigdMapBase.land.done === true);
         const fit = await page.evaluate(() => {
           const tr = (globalThis as unknown as Win).rigdTrack!;
@@ -167,7 +180,7 @@ for (const width of [1280, 420]) {
         await shot(t, browser, `rig-track-fitted-${width}`);
         t.deepEqual(browser.pageErrors, [], 'no page errors');
       },
-      { viewport: { width, height: 800 } },
+      inViewer({ width, height: 800 }),
     );
   });
 }
@@ -184,9 +197,9 @@ test('a failed first load of the markers is tried again within seconds, not at t
         await route.continue();
       }
     });
-    const answers = recordAnswers(page, s.url);
+    const answers = recordAnswers(page, origin());
     // A refresh of an hour: only the early retry can bring the markers within the wait's 60 s.
-    await page.goto(`${s.url}/map?refresh=3600`);
+    await page.goto(`${origin()}/map?refresh=3600`);
     await page.waitForFunction(() => ((globalThis as unknown as { rigdMap?: { state: { failures: number } } }).rigdMap?.state.failures ?? 0) >= 1);
     const shown = await page.locator('.map-count').textContent();
     t.match(String(shown), /could not be loaded: rigs\.json answered 503; trying again/, `the page says so: ${shown}`);
@@ -196,7 +209,7 @@ test('a failed first load of the markers is tried again within seconds, not at t
     const state = await page.evaluate(() => (globalThis as unknown as { rigdMap: { state: { error: string | null; failures: number } } }).rigdMap.state);
     t.deepEqual([state.error, state.failures], [null, 0], 'no error left once loaded');
     t.deepEqual(browser.pageErrors.filter((e) => !/503/.test(e)), [], 'no page errors but the refused loads');
-  });
+  }, inViewer());
 });
 
 test('the countries file: 110m TopoJSON, small, from rigd; the larger resolutions are not served', async (t) => {
@@ -214,4 +227,5 @@ test('the countries file: 110m TopoJSON, small, from rigd; the larger resolution
 
 test('teardown', async () => {
   await s.close();
+  await net.destroy();
 });

@@ -1,12 +1,23 @@
 // Open incidents above the rig table (/rigs) and the map (/map), in headless Chromium: a rig offline
 // by its rhythm with a hostile branch shows as text (no script runs, no element is injected), the
-// banner goes once the incident resolves.
+// banner goes once the incident resolves. The browser runs in a viewer's network namespace (in the
+// root one, namespaces other test files add or remove are network changes that make Chromium cancel
+// the page's loads).
 import test from 'tape';
 import { withPage } from '../../helpers/browser.ts';
+import { createHosts, type Hosts } from '../../helpers/netns.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 
 const XSS_BRANCH = '<img src=x onerror="window.__pwned=1">';
 let s: TestServer;
+let net: Hosts;
+const VPN_HOST = 'vpn.rigs.internal';
+/** rigd's address on the viewer's link. */
+const GW = '10.144.192.1';
+/** The pages' origin as the browser in the viewer's namespace asks for them. */
+const origin = () => `http://${VPN_HOST}:${s.server.info.port}`;
+/** Chromium in the viewer's namespace, resolving the VPN name to rigd there. */
+const inViewer = () => ({ netns: net.host('viewer').ns, hostMap: { [VPN_HOST]: GW } });
 
 async function seed(id: string, branch: string, lastSeenMsAgo: number, everyMs: number) {
   const { Rig, RigReport } = s.app.db.models;
@@ -20,7 +31,8 @@ async function seed(id: string, branch: string, lastSeenMsAgo: number, everyMs: 
 }
 
 test('setup: a rig with a hostile branch silent for 10 of its intervals, one reporting every 10 min; the sweep opens one incident', async (t) => {
-  s = await startServer({ alerts: { min_silence_s: 1, outage_share: 1 } });
+  net = await createHosts([{ name: 'viewer', addr: '10.144.192.2', gw: GW }]);
+  s = await startServer({ alerts: { min_silence_s: 1, outage_share: 1 } }, { host: '::' });
   await seed('munich', XSS_BRANCH, 20_000, 2000);
   // fresh reports every 10 minutes: it stays online whatever this test's pace.
   await seed('fresh', 'main', 0, 600_000);
@@ -32,7 +44,7 @@ test('setup: a rig with a hostile branch silent for 10 of its intervals, one rep
 for (const path of ['/rigs', '/map']) {
   test(`${path}: the open incident above the ${path === '/rigs' ? 'table' : 'map'}, its text escaped`, async (t) => {
     await withPage(async (page) => {
-      const res = await page.goto(`${s.url}${path}`);
+      const res = await page.goto(`${origin()}${path}`);
       t.equal(res?.status(), 200, 'the page');
       const banner = page.locator('section.incidents');
       t.equal(await banner.locator('h2').textContent(), '1 open incident', 'a heading with the count');
@@ -51,7 +63,7 @@ for (const path of ['/rigs', '/map']) {
         ['section.incidents', path === '/rigs' ? 'table.rigs' : '#map'],
       );
       t.ok(above, 'above the rigs');
-    });
+    }, inViewer());
   });
 }
 
@@ -71,10 +83,11 @@ test('resolved: no banner', async (t) => {
     let left = -1;
     for (let i = 0; i < 100 && left !== 0; i++) {
       if (i > 0) await page.waitForTimeout(200);
-      await page.goto(`${s.url}/rigs`);
+      await page.goto(`${origin()}/rigs`);
       left = await page.locator('section.incidents').count();
     }
     t.equal(left, 0, 'the banner is gone');
-  });
+  }, inViewer());
   await s.close();
+  await net.destroy();
 });
