@@ -5,7 +5,7 @@ import type { WritePath } from './write-path.ts';
 /** Applies a whole batch in one transaction, returning one result per item, in order. */
 export type ApplyBatch<I, O> = (items: I[], t: Transaction) => Promise<O[]>;
 
-export interface BatcherOptions {
+export interface BatcherOptions<I = unknown> {
   /**
    * Most items committed in one transaction.
    * @default 1000
@@ -18,6 +18,12 @@ export interface BatcherOptions {
    * @default 1
    */
   inFlight?: number;
+  /**
+   * Items of one key never commit in two batches at once (with inFlight > 1): an item whose key a
+   * committing batch holds waits for the next batch. Two batches of one node then never wait on
+   * each other's row locks, and a node stopped mid-batch holds each key in one transaction only.
+   */
+  keyOf?: (item: I) => string;
 }
 
 interface Waiting<I, O> {
@@ -40,15 +46,19 @@ export class Batcher<I, O> {
   readonly #maxBatch: number;
   readonly #inFlight: number;
   readonly #run: <T>(fn: (t: Transaction) => Promise<T>) => Promise<T>;
+  readonly #keyOf: ((item: I) => string) | undefined;
+  /** Keys held by the batches committing now (with inFlight > 1 and keyOf). */
+  readonly #held = new Set<string>();
 
   constructor(
     private readonly writes: WritePath,
     private readonly apply: ApplyBatch<I, O>,
-    opts: BatcherOptions,
+    opts: BatcherOptions<I>,
   ) {
     this.#maxBatch = opts.maxBatch ?? 1000;
     this.#inFlight = Math.max(1, Math.min(opts.inFlight ?? 1, writes.besideWrites));
     this.#run = this.#inFlight > 1 ? (fn) => writes.runBeside(fn) : (fn) => writes.run(fn);
+    this.#keyOf = this.#inFlight > 1 ? opts.keyOf : undefined;
   }
 
   submit(item: I): Promise<O> {
@@ -75,6 +85,7 @@ export class Batcher<I, O> {
         results = await committing;
       } catch (err) {
         await this.#failed(batch, err);
+        this.#release(batch);
         batch = this.#take();
         committing = this.#commit(batch);
         continue;
@@ -82,6 +93,7 @@ export class Batcher<I, O> {
       // The next batch goes to the database before this one's callers go on: their answers are
       // written while it commits, instead of before it starts.
       const done = batch;
+      this.#release(done);
       batch = this.#take();
       committing = this.#commit(batch);
       done.forEach((w, i) => w.resolve(results[i]));
@@ -89,8 +101,30 @@ export class Batcher<I, O> {
     this.#loops--;
   }
 
+  /** The next batch: the oldest waiting items, leaving those whose key another batch holds. */
   #take(): Waiting<I, O>[] {
-    return this.#waiting.splice(0, this.#maxBatch);
+    const keyOf = this.#keyOf;
+    if (!keyOf) return this.#waiting.splice(0, this.#maxBatch);
+    const taken: Waiting<I, O>[] = [];
+    const left: Waiting<I, O>[] = [];
+    const mine = new Set<string>();
+    for (const w of this.#waiting) {
+      const key = keyOf(w.item);
+      if (taken.length < this.#maxBatch && (mine.has(key) || !this.#held.has(key))) {
+        taken.push(w);
+        mine.add(key);
+      } else {
+        left.push(w);
+      }
+    }
+    this.#waiting = left;
+    for (const key of mine) this.#held.add(key);
+    return taken;
+  }
+
+  #release(batch: Waiting<I, O>[]): void {
+    const keyOf = this.#keyOf;
+    if (keyOf) for (const w of batch) this.#held.delete(keyOf(w.item));
   }
 
   /** Commits batch in one transaction (none for an empty batch); the results in item order. */

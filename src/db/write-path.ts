@@ -179,7 +179,7 @@ export class WritePath {
   }
 
   /** A group-commit batcher over this write path. */
-  batcher<I, O>(apply: ApplyBatch<I, O>, opts: BatcherOptions = {}): Batcher<I, O> {
+  batcher<I, O>(apply: ApplyBatch<I, O>, opts: BatcherOptions<I> = {}): Batcher<I, O> {
     return new Batcher(this, apply, opts);
   }
 }

@@ -50,7 +50,9 @@ export class ReportBatches {
   constructor(db: Database, config: Readonly<Config>, inFlight: number) {
     this.#db = db;
     this.#config = config;
-    this.#batcher = db.writes.batcher((items, t) => this.#apply(items, t), { inFlight });
+    // One rig's reports never commit in two batches at once: they go in order, and a node stopped
+    // mid-batch holds a rig's row in one transaction only (another node waits for one idle timeout).
+    this.#batcher = db.writes.batcher((items, t) => this.#apply(items, t), { inFlight, keyOf: (r) => r.rigId });
   }
 
   /**
