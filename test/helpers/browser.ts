@@ -16,6 +16,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -47,6 +48,36 @@ export interface BrowserOptions {
   viewport?: { width: number; height: number };
   /** Default timeout for page actions, ms (default 60000: a wait costs nothing when the page is ready, and a busy machine can take long). */
   timeoutMs?: number;
+}
+
+/** The name rigd's pages answer on the VPN (vpn.host's default). */
+export const VPN_HOST = 'vpn.rigs.internal';
+
+/**
+ * Chromium in a viewer's network namespace, resolving VPN_HOST to rigd's address there (`gw`). In
+ * the root namespace, every namespace another test file adds or removes is a network change to
+ * Chromium, which then cancels the page's loads (ERR_NETWORK_CHANGED).
+ */
+export function inNamespace(ns: string, gw: string, viewport?: { width: number; height: number }): BrowserOptions {
+  return { netns: ns, hostMap: { [VPN_HOST]: gw }, ...(viewport ? { viewport } : {}) };
+}
+
+/** The origin of a rigd on `port` as a browser from inNamespace asks for it. */
+export const vpnOrigin = (port: number | string) => `http://${VPN_HOST}:${port}`;
+
+/**
+ * Waits (up to 60 s) until no address in the namespace is still tentative: a fresh veth's IPv6
+ * link-local address finishes duplicate detection a second or two after the link comes up, and
+ * Chromium takes that as a network change that cancels the page's loads (ERR_NETWORK_CHANGED).
+ */
+async function settledAddresses(ns: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const tentative = execFileSync('ip', ['-n', ns, 'addr', 'show', 'tentative'], { encoding: 'utf8' }).trim();
+    if (tentative === '') return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`browser helper: addresses in namespace ${ns} still tentative after 60 s`);
 }
 
 export interface OpenBrowser {
@@ -109,6 +140,7 @@ export async function openBrowser(opts: BrowserOptions = {}): Promise<OpenBrowse
 
   let executablePath = CHROMIUM_PATH;
   if (opts.netns) {
+    await settledAddresses(opts.netns);
     if (!/^[A-Za-z0-9_.-]+$/.test(opts.netns)) throw new Error(`browser helper: bad namespace name ${opts.netns}`);
     // playwright talks to Chromium over a pipe, so only Chromium's own network moves into the namespace.
     const wrapDir = mkdtempSync(path.join(tmpdir(), 'rigd-chromium-wrap-'));

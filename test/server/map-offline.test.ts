@@ -9,7 +9,7 @@
 import test from 'tape';
 import { existsSync, statSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { withPage, type OpenBrowser } from '../helpers/browser.ts';
+import { inNamespace, vpnOrigin, withPage, type OpenBrowser } from '../helpers/browser.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -21,13 +21,12 @@ const TRACK: [number, number][] = [[53.55, 9.9], [53.56, 9.93], [53.565, 9.96], 
 
 let s: TestServer;
 let net: Hosts;
-const VPN_HOST = 'vpn.rigs.internal';
 /** rigd's address on the viewer's link. */
 const GW = '10.144.191.1';
 /** The pages' origin as the browser in the viewer's namespace asks for them. */
-const origin = () => `http://${VPN_HOST}:${s.server.info.port}`;
+const origin = () => vpnOrigin(s.server.info.port);
 /** Chromium in the viewer's namespace, resolving the VPN name to rigd there. */
-const inViewer = (viewport?: { width: number; height: number }) => ({ netns: net.host('viewer').ns, hostMap: { [VPN_HOST]: GW }, ...(viewport ? { viewport } : {}) });
+const inViewer = (viewport?: { width: number; height: number }) => inNamespace(net.host('viewer').ns, GW, viewport);
 
 test('setup: five rigs with a fix; one with a track over the last hours', async (t) => {
   net = await createHosts([{ name: 'viewer', addr: '10.144.191.2', gw: GW }]);
@@ -102,7 +101,7 @@ for (const width of [1280, 420]) {
   test(`/map at ${width} px without tiles: countries and coastlines from rigd under every marker; a link back to /rigs`, async (t) => {
     await withPage(
       async (page, browser) => {
-        const origin = `http://${VPN_HOST}:${s.server.info.port}`;
+        const origin = vpnOrigin(s.server.info.port);
         const requests: string[] = [];
         page.on('request', (r) => requests.push(r.url()));
         const answers = recordAnswers(page, origin);

@@ -11,13 +11,12 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { existsSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { withPage, type OpenBrowser } from '../helpers/browser.ts';
+import { inNamespace, VPN_HOST, vpnOrigin, withPage, type OpenBrowser } from '../helpers/browser.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
 import { closeServer } from '../helpers/closed.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-const VPN_HOST = 'vpn.rigs.internal';
 /** rigd's address on the viewer's link. */
 const GW = '10.144.190.1';
 const XSS_BRANCH = '<img src=x onerror="window.__pwned=1">';
@@ -38,9 +37,7 @@ let tiled: TestServer;
 let evilReportedAt = 0;
 
 /** Chromium in the viewer's namespace, resolving the VPN name to rigd there. */
-const inViewer = (viewport?: { width: number; height: number }) => ({ netns: net.host('viewer').ns, hostMap: { [VPN_HOST]: GW }, ...(viewport ? { viewport } : {}) });
-/** The pages' origin as the browser in the viewer's namespace asks for them. */
-const vpnOrigin = (p: number) => `http://${VPN_HOST}:${p}`;
+const inViewer = (viewport?: { width: number; height: number }) => inNamespace(net.host('viewer').ns, GW, viewport);
 
 function report(id: string, from: string, f: Record<string, string>) {
   return net.request('viewer', {

@@ -4,20 +4,19 @@
 // root one, namespaces other test files add or remove are network changes that make Chromium cancel
 // the page's loads).
 import test from 'tape';
-import { withPage } from '../../helpers/browser.ts';
+import { inNamespace, vpnOrigin, withPage } from '../../helpers/browser.ts';
 import { createHosts, type Hosts } from '../../helpers/netns.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 
 const XSS_BRANCH = '<img src=x onerror="window.__pwned=1">';
 let s: TestServer;
 let net: Hosts;
-const VPN_HOST = 'vpn.rigs.internal';
 /** rigd's address on the viewer's link. */
 const GW = '10.144.192.1';
 /** The pages' origin as the browser in the viewer's namespace asks for them. */
-const origin = () => `http://${VPN_HOST}:${s.server.info.port}`;
+const origin = () => vpnOrigin(s.server.info.port);
 /** Chromium in the viewer's namespace, resolving the VPN name to rigd there. */
-const inViewer = () => ({ netns: net.host('viewer').ns, hostMap: { [VPN_HOST]: GW } });
+const inViewer = () => inNamespace(net.host('viewer').ns, GW);
 
 async function seed(id: string, branch: string, lastSeenMsAgo: number, everyMs: number) {
   const { Rig, RigReport } = s.app.db.models;
