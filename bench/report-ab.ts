@@ -7,7 +7,8 @@
 // comparison (docs/perf/report-path.md#cuts-measured).
 //   node --import tsx bench/report-ab.ts [--engine sqlite|postgres] ROOT_A ROOT_B
 // ROOT: a built checkout (bin/rigd and dist/ there, e.g. a git worktree after `npm run build`).
-// Env: AB_ROUNDS (default 5), AB_N (reports per run, default 3000).
+// Env: AB_ROUNDS (default 5), AB_N (reports per run, default 3000), AB_SUBNET (the third octet of the
+// rig network, default 221: two comparisons at once need two).
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -22,9 +23,10 @@ const roots = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--en
 if (roots.length < 2) throw new Error('usage: bench/report-ab.ts [--engine sqlite|postgres] ROOT_A ROOT_B');
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const N = Number(process.env.AB_N ?? 3000);
-const GW = '10.144.221.1';
+const SUBNET = Number(process.env.AB_SUBNET ?? 221);
+const GW = `10.144.${SUBNET}.1`;
 const engine = engineFlag(process.argv.slice(2));
-const net = await createHosts([{ name: 'rigs', addr: '10.144.221.2', gw: GW }]);
+const net = await createHosts([{ name: 'rigs', addr: `10.144.${SUBNET}.2`, gw: GW }]);
 const spec: LoadSpec = { net, from: 'rigs', host: GW, connections: 100, rigs: 1000 };
 const work = mkdtempSync(path.join(tmpdir(), 'rigd-ab-'));
 const servers: { name: string; pid: number; port: number; kill: () => void; cpu: number[] }[] = [];
