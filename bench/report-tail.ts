@@ -12,7 +12,8 @@
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 100), BENCH_RIGS (default 1000),
 // BENCH_CPU_PROF (a directory: rigd runs with --cpu-prof there; docs/perf/report-path.md),
 // BENCH_RIGD_ENV (more of rigd's environment, "K=V K=V": e.g. RIGD_LOG_REPORTS=each to compare),
-// BENCH_NODE_FLAGS (node flags for rigd, e.g. --trace-gc), BENCH_KEEP=1 (keep rigd's data_dir and log).
+// BENCH_NODE_FLAGS (node flags for rigd, e.g. --trace-gc), BENCH_KEEP=1 (keep rigd's data_dir and log),
+// BENCH_SUBNET (the third octet of the rig network, default 46: two runs at once need two).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -32,8 +33,9 @@ const RIGS = Number(process.env.BENCH_RIGS ?? 1000);
 const PROFILE = process.env.BENCH_CPU_PROF;
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const EXTRA_ENV = Object.fromEntries((process.env.BENCH_RIGD_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-const GW = '10.144.46.1';
-const RIG_ADDR = '10.144.46.2';
+const SUBNET = Number(process.env.BENCH_SUBNET ?? 46);
+const GW = `10.144.${SUBNET}.1`;
+const RIG_ADDR = `10.144.${SUBNET}.2`;
 const engine = engineFlag(process.argv.slice(2));
 const loads = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
