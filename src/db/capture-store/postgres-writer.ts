@@ -10,16 +10,16 @@
  * imports of other captures and other names run at once, two never widen one table together); DELETE the capture's rows from the tables the catalog says
  * it has; place each table (placement.ts) and create it or add jsonb columns; the rows by COPY FROM
  * STDIN (pg-copy.ts: class-carrying jsonb values of pg-values.ts in COPY's text format, streamed with
- * backpressure); record
- * the catalog rows; the caller's beforeCommit (the ingester checks its job lease there, in this
- * transaction); COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
+ * backpressure); the capture_id index of each table created here (built once its rows are in);
+ * record the catalog rows; the caller's beforeCommit (the ingester checks its job lease there, in
+ * this transaction); COMMIT. Anything thrown on the way (by the batches too) rolls back; a process killed mid-import
  * loses its connection and the server rolls its transaction back, leaving the previous rows.
  */
 import pg from 'pg';
 import { redactText } from '../database-url.ts';
 import { HealingClient } from '../dialect/postgres/healing-client.ts';
 import { DEFAULT_BOUNDS, type Placement, type StoreBounds } from './placement.ts';
-import { lockForImport, preparePgTable, recordPgCaptureTable, removePgCapture } from './postgres-catalog.ts';
+import { indexPgTable, lockForImport, preparePgTable, recordPgCaptureTable, removePgCapture } from './postgres-catalog.ts';
 import { CAPTURE_STORE_SCHEMA, ensureSchema, qualified } from './postgres-schema.ts';
 import { PgCopy, type CopyTarget } from './pg-copy.ts';
 import { inTurn } from './turns.ts';
@@ -130,6 +130,7 @@ export class PgCaptureStore implements CaptureStoreWriter {
         onProgress?.({ ...progress });
       }
       await copy.end();
+      for (const p of placements.values()) await indexPgTable(c, this.schema, p);
       for (const table of tables) await recordPgCaptureTable(c, this.schema, captureId, table.name, placements.get(table.name)!, counts.get(table.name)!);
       await opts.beforeCommit?.(async (text, values) => (await c.query(text, values)).rowCount ?? 0);
       await c.query('COMMIT');
