@@ -17,7 +17,7 @@ import { once } from 'node:events';
 import type pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
-import { encodeValue } from './pg-values.ts';
+import { encodeValue, realText } from './pg-values.ts';
 
 /** Where one capture table's rows go: its store table and the store columns of its columns, in order. */
 export interface CopyTarget {
@@ -31,14 +31,31 @@ export interface CopyTarget {
 const SPECIAL = /[\\\n\r\t]/;
 const SPECIALS = /[\\\n\r\t]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const INTEGER = /^-?\d+$/;
 
-/** A value's field in COPY's text format: its jsonb text, escaped; NULL as \N. */
-export function copyField(v: unknown, cls?: string): string {
-  // A blob's jsonb text directly (base64 needs no escaping in JSON nor in COPY): encodeValue's form.
-  if (cls !== 'n' && (Buffer.isBuffer(v) || v instanceof Uint8Array)) return `{"base64":"${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')}"}`;
-  const text = encodeValue(v, cls);
-  if (text === null) return '\\N';
+/** Text for COPY's text format: backslash, newline, carriage return and tab escaped. */
+function escaped(text: string): string {
   return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c]!) : text;
+}
+
+/**
+ * A value's field in COPY's text format: its jsonb text (encodeValue's, to the byte), escaped; NULL
+ * as \N. The common cases are written here directly (one call per value, no regular expression).
+ */
+export function copyField(v: unknown, cls?: string): string {
+  if (v === null || v === undefined || cls === 'n') return '\\N';
+  if (typeof v === 'number') return cls === 'r' || (cls === undefined && !Number.isInteger(v)) ? realText(v) : String(v);
+  if (typeof v === 'string') {
+    if (cls === 'i' && INTEGER.test(v)) return v;
+    if (cls === 'r' || v.includes('\u0000')) return escaped(encodeValue(v, cls)!);
+    // JSON.stringify escapes every control character, so its only character COPY needs escaped is the backslash.
+    const json = JSON.stringify(v);
+    return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
+  }
+  // A blob's jsonb text directly (base64 needs no escaping in JSON nor in COPY): encodeValue's form.
+  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return `{"base64":"${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')}"}`;
+  const text = encodeValue(v, cls);
+  return text === null ? '\\N' : escaped(text);
 }
 
 /** Characters of COPY text per piece handed to the stream, about (small strings: V8's young generation frees them soon). */

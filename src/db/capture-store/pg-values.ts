@@ -17,13 +17,13 @@ import type { StoreValue } from './read.ts';
 /** A value's class letter as the capture child reads it (SQLite's typeof, first letter). */
 export type ValueClass = 'n' | 'i' | 'r' | 't' | 'b';
 
-function realText(x: number): string {
+export function realText(x: number): string {
   // numeric has no negative zero: -0.0 travels like infinity, as its text.
   if (!Number.isFinite(x) || Object.is(x, -0)) return JSON.stringify({ real: Object.is(x, -0) ? '-0' : String(x) });
-  const s = String(x);
-  if (/e\+/.test(s)) return `${BigInt(x).toString()}.0`;
-  if (/[.e]/.test(s)) return s;
-  return `${s}.0`;
+  // A whole double gets its point; from 1e21 on String() writes an exponent, so its digits in full.
+  // Any other double's shortest form has a point or a negative exponent already.
+  if (Number.isInteger(x)) return Math.abs(x) < 1e21 ? `${x}.0` : `${BigInt(x).toString()}.0`;
+  return String(x);
 }
 
 /** The jsonb text of a value of class `cls` (inferred from its JavaScript type when not given). */
