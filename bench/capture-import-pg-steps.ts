@@ -6,16 +6,19 @@
 // process (decodes the frames, builds the COPY data; main thread and its helpers) and the store
 // connection's server backend (parses and writes them). Runs alternate a fresh schema (tables new to
 // the capture) and a repeat of the same capture (the earlier rows deleted first, as --force does).
-// Run by hand: npm run build && node --import tsx bench/capture-import-pg-steps.ts
+// Run by hand: npm run bench:capture-import-pg-steps (builds first)
 // Env: BENCH_MB (default 100), BENCH_RUNS (pairs, default 2).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { PgCaptureStore } from '../src/db/capture-store/postgres-writer.ts';
-import { importCapture } from '../src/ingest/import.ts';
 import { makeCapture, SCALE } from './capture-import-data.ts';
 import { startCluster } from './capture-import-pg.ts';
+
+// The built code (npm run build), as rigd serve runs it: the capture child is then dist/'s, not tsx's.
+const dist = (module: string): Promise<unknown> => import(path.resolve(import.meta.dirname, '../dist', module));
+const { PgCaptureStore } = (await dist('db/capture-store/postgres-writer.js')) as typeof import('../src/db/capture-store/postgres-writer.ts');
+const { importCapture } = (await dist('ingest/import.js')) as typeof import('../src/ingest/import.ts');
 
 const SIZE_MB = Number(process.env.BENCH_MB ?? 100);
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
