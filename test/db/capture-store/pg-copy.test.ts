@@ -2,12 +2,14 @@
 // tabs, newlines, carriage returns, "\." and "\N" as text), values keeping their class and bytes
 // through the store (NUL-carrying text, large blobs, numeric-looking text with leading zeros, -0.0,
 // integers at and past 2^53 and 2^63), tables switched between batches, and a COPY the server refuses
-// rolled back with the capture's earlier rows intact and the connection usable afterwards.
+// rolled back with the capture's earlier rows intact and the connection usable afterwards; each
+// field equal to the store's value text (pg-values.ts) escaped for COPY, over thousands of values.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import test from 'tape';
 import type { RowBatch, StoreTable } from '../../../src/db/capture-store/index.ts';
 import { copyField, copyLines, copyPieces } from '../../../src/db/capture-store/pg-copy.ts';
+import { encodeValue } from '../../../src/db/capture-store/pg-values.ts';
 import { countRows, openTestReader, openTestStore } from '../../helpers/capture-store.ts';
 import { postgresOnly } from '../../helpers/dialect.ts';
 import { tmpDir } from '../../helpers/tmp.ts';
@@ -33,6 +35,37 @@ test("COPY's text format: the jsonb text of each value, escaped; NULL as \\N", (
   const pieces = copyPieces(3, many, 2, undefined, 'x');
   t.equal(pieces.join(''), copyLines(3, many, 2, undefined, 'x'), 'a batch in pieces is the same text');
   t.ok(pieces.length > 1 && pieces.every((p) => p.endsWith('\n') && p.length < 70 * 1024), `in ${pieces.length} pieces of whole lines, each about 64 Ki characters at most`);
+  t.end();
+});
+
+test("a field is encodeValue's jsonb text escaped for COPY, for every class and kind of value", (t) => {
+  // The reference: the store's value text (pg-values.ts), then COPY's escapes, character by character.
+  const reference = (v: unknown, cls?: string): string => {
+    const text = encodeValue(v, cls);
+    return text === null ? '\\N' : text.replace(/[\\\n\r\t]/g, (c) => ({ '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c]!);
+  };
+  const numbers = [0, -0, 1, -7, 0.25, 1e-7, 5e-324, 1e20, 1e21, -1.2345e25, 2 ** 53, 2 ** 53 + 2, Number.MAX_VALUE, Infinity, -Infinity, NaN];
+  const texts = ['', 'a', 'a\\b', '\\N', '\\.', 'tab\there', 'nl\nx\r', '"q"', '0012', '-12', '9223372036854775808', '1.5', '12abc', 'x\u0000y', '\ud800', '\u00e9\u4e2d\ud83d\ude00', '\u0001\u001f'];
+  const values: unknown[] = [...numbers, ...texts, null, undefined, Buffer.from([0, 1, 255]), new Uint8Array([9, 8]), 10n ** 30n];
+  for (let i = 0; i < 2000; i++) {
+    const x = (Math.random() - 0.5) * 10 ** Math.floor(Math.random() * 44 - 12);
+    values.push(x, Math.round(x), String.fromCharCode(...Array.from({ length: i % 9 }, () => Math.floor(Math.random() * (i % 2 ? 0x80 : 0x10000)))));
+  }
+  let differ = 0;
+  let first = '';
+  for (const v of values) {
+    for (const cls of [undefined, 'n', 'i', 'r', 't', 'b']) {
+      if (copyField(v, cls) === reference(v, cls)) continue;
+      differ++;
+      first ||= `${JSON.stringify(String(v))} as ${cls}: ${copyField(v, cls)} vs ${reference(v, cls)}`;
+    }
+  }
+  t.deepEqual(
+    [3, 0.25, 1e-7, 1e20, 1e21, -1.5e25, Infinity].map((x) => copyField(x, 'r')),
+    ['3.0', '0.25', '1e-7', '100000000000000000000.0', '1000000000000000000000.0', '-15000000000000000285212672.0', '{"real":"Infinity"}'],
+    'a real keeps its point: whole ones with .0 (in full digits from 1e21 on), others in their shortest form',
+  );
+  t.equal(differ, 0, `${values.length * 6} values and classes give the reference's field${first ? ` (first difference: ${first})` : ''}`);
   t.end();
 });
 
