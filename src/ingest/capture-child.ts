@@ -7,8 +7,8 @@
  * tables through capture-reader.ts; when asked to import, either copies in the engine into the
  * SQLite store it names (capture-copy.ts: the capture attached read-only to a store connection, the
  * copy running while quick_check and the bounds scan run on the capture's own connection, and
- * committing only once both passed), or streams the rows (import-stream.ts): each batch written to the spool file (SPOOL_FD,
- * batch-frame.ts's encoding) and announced on IPC, the next one waiting for the parent's ack. Then it sends one result and exits. The parent enforces time
+ * committing only once both passed), or streams the rows (import-stream.ts): each batch written
+ * to the spool file (SPOOL_FD, batch-frame.ts's encoding) and announced on IPC, the next one waiting for the parent's ack. Then it sends one result and exits. The parent enforces time
  * (SIGKILL) and V8 heap (--max-old-space-size); SQLite's own memory is capped with hard_heap_limit.
  */
 import type sqlite3 from 'sqlite3';

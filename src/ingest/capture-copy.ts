@@ -7,9 +7,10 @@
  *
  * The copy and the checks overlap (two SQLite connections, two threads): after one walk of the
  * capture's pages (btreeStats: the chunk sizes), quick_check and the bounds (readTables: row counts,
- * row_too_large, time spans) run on the capture's own connection while the store connection copies. The copy commits only once both have passed and its rows are the
- * rows counted; a refusal found meanwhile stops the copy at its next chunk and rolls it back, so
- * nothing of a refused capture is ever committed.
+ * row_too_large, time spans) run on the capture's own connection while the store connection
+ * copies. The copy commits only once both have passed and its rows are the rows counted; a refusal
+ * found meanwhile stops the copy at its next chunk and rolls it back, so nothing of a refused
+ * capture is ever committed.
  */
 import type sqlite3 from 'sqlite3';
 import { pageInfo } from '../db/capture-file/handle.ts';
