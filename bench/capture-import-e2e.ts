@@ -40,6 +40,8 @@ interface Imported {
   queued_ms: number;
   run_ms: number;
   steps_ms: Record<string, number>;
+  /** SQLite store: when quick_check, the bounds scan (tables) and the copy ended, ms from the copy's start (they overlap). */
+  overlapped_ms?: Record<string, number>;
 }
 
 
@@ -63,7 +65,8 @@ function breakdown(log: Imported, totalS: number): string {
   const rest = steps.filter(([k]) => !k.startsWith('inspect')).map(([k, v]) => `${k} ${s(v)}`);
   const cli = totalS * 1000 - log.queued_ms - log.run_ms;
   const parts = steps.filter(([k]) => k.startsWith('inspect:')).map(([k, v]) => `${k.slice('inspect:'.length)} ${s(v)}`);
-  return `queued ${s(log.queued_ms)}  ${rest.join('  ')}  inspect ${s(inspect)} (${parts.join(', ')})  cli ${s(cli)}`;
+  const overlap = log.overlapped_ms ? `  (within import, ended after: ${Object.entries(log.overlapped_ms).map(([k, v]) => `${k} ${s(v)}`).join(', ')})` : '';
+  return `queued ${s(log.queued_ms)}  ${rest.join('  ')}  inspect ${s(inspect)} (${parts.join(', ')})  cli ${s(cli)}${overlap}`;
 }
 
 async function main(): Promise<void> {

@@ -5,9 +5,10 @@
  * Waits for one ChildRequest on IPC, opens the capture read-only and immutable with SQLite's
  * defensive settings, checks the schema policy and runs quick_check (capture-open.ts), reads the
  * tables through capture-reader.ts; when asked to import, either copies in the engine into the
- * SQLite store it names (capture-copy.ts: the capture attached read-only to a store connection), or
- * streams the rows (import-stream.ts): each batch written to the spool file (SPOOL_FD,
- * batch-frame.ts's encoding) and announced on IPC, the next one waiting for the parent's ack. Then it sends one result and exits. The parent enforces time
+ * SQLite store it names (capture-copy.ts: the capture attached read-only to a store connection, the
+ * copy running while quick_check and the bounds scan run on the capture's own connection, and
+ * committing only once both passed), or streams the rows (import-stream.ts): each batch written
+ * to the spool file (SPOOL_FD, batch-frame.ts's encoding) and announced on IPC, the next one waiting for the parent's ack. Then it sends one result and exits. The parent enforces time
  * (SIGKILL) and V8 heap (--max-old-space-size); SQLite's own memory is capped with hard_heap_limit.
  */
 import type sqlite3 from 'sqlite3';
@@ -17,11 +18,9 @@ import { SPOOL_FD, type ChildMessage, type ChildRequest, type RawTimeSpan } from
 import { readTables } from './capture-reader.ts';
 import { pageInfo } from '../db/capture-file/handle.ts';
 import { CaptureRejected, type CaptureRejectReason } from './capture-rejected.ts';
-import { printable } from './capture-schema.ts';
 import { close, openChecked, rejectionFor, type Step } from './capture-open.ts';
-import { checkStorable, keyOf, streamTables } from './import-stream.ts';
-import { copyIntoStore, StoreFailure } from './capture-copy.ts';
-import { COPY_CHUNK_BYTES, COPY_CHUNK_ROWS, type AttachedTable } from '../db/capture-store/sqlite-copy.ts';
+import { checkStorable, streamTables } from './import-stream.ts';
+import { copyWhileChecking, StoreFailure } from './capture-copy.ts';
 
 function send(msg: ChildMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -75,6 +74,7 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
   let step: Step = 'opened';
   let db: sqlite3.Database | undefined;
   try {
+    const inEngine = req.import?.store !== undefined;
     db = await openChecked(
       req,
       async (s) => {
@@ -82,9 +82,11 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
         await send({ type: 'step', step: s });
       },
       (opened) => (db = opened),
+      !inEngine,
     );
     step = 'tables';
     await send({ type: 'step', step });
+    if (inEngine) return await copyWhileChecking(req, db, send, sendAndWait);
     const widestRow = new Map<string, number>();
     const spans: RawTimeSpan[] = [];
     const tables = await readTables(db, { maxValueBytes: req.maxValueBytes, widest: widestRow, ...(req.import ? { spans } : {}) });
@@ -94,32 +96,6 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     checkStorable(tables, req.import.bounds.maxColumns);
     step = 'import';
     await send({ type: 'step', step });
-    if (req.import.store) {
-      // In the engine: the checked capture is closed here and attached to the store's connection.
-      const attached: AttachedTable[] = [];
-      for (const t of tables) {
-        const { key, rowid } = await keyOf(db, t);
-        const widest = widestRow.get(t.name);
-        const chunkRows = widest === undefined ? COPY_CHUNK_ROWS : Math.floor(COPY_CHUNK_BYTES / Math.max(widest + 8 * t.columns.length, 1));
-        attached.push({ name: t.name, columns: t.columns, order: key, rowid, chunkRows });
-      }
-      await close(db);
-      db = undefined;
-      // Each table's progress waits for rigd's ack: an abort or timeout lands before the commit.
-      // And the commit waits for rigd's go-ahead (it checks its job lease first).
-      const copied = await copyIntoStore(
-        req,
-        attached,
-        (table, rows) => sendAndWait({ type: 'copied', table, rows }),
-        async (rows) => {
-          // The rows copied are the rows counted (readTables): the commit waits for both to agree.
-          const off = tables.find((t) => rows.get(t.name) !== t.rows);
-          if (off) throw new CaptureRejected('corrupt', `Capture is corrupt: read ${rows.get(off.name) ?? 0} rows of ${printable(off.name)}, counted ${off.rows}.`);
-          await sendAndWait({ type: 'commit' });
-        },
-      );
-      return { type: 'result', ok: true, pageSize, pageCount, tables, spans, copied };
-    }
     await sendAndWait({ type: 'tables', tables });
     const frames = new FrameWriter();
     await streamTables(db, tables, widestRow, req.import, async (table, rows, bytes) => {

@@ -44,6 +44,8 @@ export async function openChecked(
   req: ChildRequest,
   onStep: (step: Step) => Promise<void>,
   opened: (db: sqlite3.Database) => void,
+  /** False: stop after the schema policy; the caller runs checkQuick itself (alongside an uncommitted copy). */
+  withQuickCheck = true,
 ): Promise<sqlite3.Database> {
   let step: Step = 'opened';
   try {
@@ -75,15 +77,26 @@ export async function openChecked(
       if (t.type !== 'table') throw refuse(`${printable(t.name)} is a ${t.type}, not a plain table`);
     }
 
+    if (!withQuickCheck) return db;
     step = 'quick_check';
     await onStep(step);
-    const first = await quickCheck(db);
-    if (first !== 'ok') {
-      throw new CaptureRejected('corrupt', `Capture is corrupt: SQLite's quick_check reports ${printable(String(first), 200)}.`);
-    }
+    await checkQuick(db);
     return db;
   } catch (err) {
     if (err instanceof CaptureRejected) throw err;
     throw rejectionFor(err as Error, step);
+  }
+}
+
+/** SQLite's quick_check on the opened capture (after the schema policy): throws CaptureRejected('corrupt') unless it says ok. */
+export async function checkQuick(db: sqlite3.Database): Promise<void> {
+  try {
+    const first = await quickCheck(db);
+    if (first !== 'ok') {
+      throw new CaptureRejected('corrupt', `Capture is corrupt: SQLite's quick_check reports ${printable(String(first), 200)}.`);
+    }
+  } catch (err) {
+    if (err instanceof CaptureRejected) throw err;
+    throw rejectionFor(err as Error, 'quick_check');
   }
 }

@@ -70,7 +70,8 @@ export type ChildMessage =
   | { type: 'copied'; table: string; rows: number }
   /** An import in the engine is ready to commit: it waits for rigd's ack (no ack: no commit). */
   | { type: 'commit' }
-  | { type: 'result'; ok: true; pageSize: number; pageCount: number; tables: CaptureTable[]; spans?: RawTimeSpan[]; copied?: CopyResult }
+  /** timings (an import in the engine): ms from the copy's start to the end of quick_check, of the bounds scan (tables) and of the copy. */
+  | { type: 'result'; ok: true; pageSize: number; pageCount: number; tables: CaptureTable[]; spans?: RawTimeSpan[]; copied?: CopyResult; timings?: Record<string, number> }
   | { type: 'result'; ok: false; reason: CaptureRejectReason; message: string }
   /** The store failed (disk full, locked, unreachable): not the capture's fault, the import may be retried. */
   | { type: 'result'; ok: false; store: true; message: string };

@@ -7,7 +7,7 @@
  * an already-checked handle, reading only the plain tables named in sqlite_schema.
  */
 import type { Database } from 'sqlite3';
-import { btreeStats, columnSpan, measureColumns, plainTableNames, rowCount, tableColumns, tableList } from '../db/capture-file/checks.ts';
+import { btreeStats, type BtreeStat, columnSpan, measureColumns, plainTableNames, rowCount, tableColumns, tableList } from '../db/capture-file/checks.ts';
 import type { CaptureTable, RawTimeSpan } from './capture-protocol.ts';
 import { CaptureRejected } from './capture-rejected.ts';
 import { printable } from './capture-schema.ts';
@@ -20,6 +20,8 @@ export interface ReadOptions {
   widest?: Map<string, number>;
   /** Filled with the min and max of each table's time column, measured in the same scan. */
   spans?: RawTimeSpan[];
+  /** btreeStats of the capture, when the caller has read them already. */
+  stats?: Map<string, BtreeStat>;
 }
 
 /** Columns measured per scan; keeps each statement short (SQL length, VDBE program size). */
@@ -38,18 +40,9 @@ const COLUMNS_PER_SCAN = 100;
  */
 export async function readTables(db: Database, opts: ReadOptions): Promise<CaptureTable[]> {
   const tables: CaptureTable[] = [];
-  const stats = await btreeStats(db);
+  const stats = opts.stats ?? (await btreeStats(db));
   const withoutRowid = new Set((await tableList(db)).filter((t) => t.wr).map((t) => t.name));
-  for (const name of await plainTableNames(db)) {
-    const info = await tableColumns(db, name);
-    const generated = info.find((c) => c.hidden !== 0);
-    if (generated) {
-      throw new CaptureRejected(
-        'unsupported_schema',
-        `Capture schema is not supported: table ${printable(name)} has a generated column ${printable(generated.name)}.`,
-      );
-    }
-    const columns = info.map((c) => ({ name: c.name, type: c.type ?? '' }));
+  for (const { name, columns } of await describeTables(db)) {
     const time = opts.spans ? timeColumn(columns) : null;
     const stat = stats.get(name);
     if (columns.length > 0 && stat && stat.largest <= opts.maxValueBytes) {
@@ -80,6 +73,27 @@ export async function readTables(db: Database, opts: ReadOptions): Promise<Captu
     }
     opts.widest?.set(name, widest);
     tables.push({ name, columns, rows });
+  }
+  return tables;
+}
+
+/**
+ * Plain tables of the capture in schema order with their columns, rows not counted (0): what the
+ * schema says, read before quick_check and the bounds scan (a copy that commits only after both
+ * starts from it). Refuses a generated column (unsupported_schema).
+ */
+export async function describeTables(db: Database): Promise<CaptureTable[]> {
+  const tables: CaptureTable[] = [];
+  for (const name of await plainTableNames(db)) {
+    const info = await tableColumns(db, name);
+    const generated = info.find((c) => c.hidden !== 0);
+    if (generated) {
+      throw new CaptureRejected(
+        'unsupported_schema',
+        `Capture schema is not supported: table ${printable(name)} has a generated column ${printable(generated.name)}.`,
+      );
+    }
+    tables.push({ name, columns: info.map((c) => ({ name: c.name, type: c.type ?? '' })), rows: 0 });
   }
   return tables;
 }

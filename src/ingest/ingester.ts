@@ -65,6 +65,8 @@ export interface ImportStepOptions {
   onProgress(progress: ImportProgress): void;
   /** The job's claim: the import commits only while it still holds it. */
   lease?: Lease;
+  /** When the overlapped parts of an import in the engine ended, ms from the copy's start (for the log line). */
+  onTimings?(timings: Record<string, number>): void;
   /** Settles once the file is known to be the stored version: the import commits only after it resolves. */
   verified?: Promise<unknown>;
 }
@@ -149,6 +151,7 @@ export class Ingester {
     };
     report(last);
     let verifyFailed = false;
+    let overlapped: Record<string, number> | undefined;
     try {
       const held = await this.#fetch(capture, file, ctx.signal, report);
       const at = (step: string, rows = 0): CaptureProgress => ({ step, bytes: held.bytes, total: held.bytes, rows });
@@ -157,9 +160,9 @@ export class Ingester {
       // commits only once the hash is its etag (the import's signal stops it as soon as it is not).
       const notStored = new AbortController();
       held.verified.catch(() => ((verifyFailed = true), notStored.abort()));
-      const { info, tables } = await this.#import(file, capture.id, AbortSignal.any([ctx.signal, notStored.signal]), started, (step) => report(at(step === 'import' ? 'import' : `inspect:${step}`)), (p) =>
+      const { info, tables } = await this.#import(file, capture.id, AbortSignal.any([ctx.signal, notStored.signal]), started, (step) => report(at(step.startsWith('import') ? step : `inspect:${step}`)), (p) =>
         report({ ...at('import', p.rows), bytes: p.bytes || held.bytes }),
-      ctx.lease, held.verified).catch(async (err: unknown) => {
+      ctx.lease, held.verified, (t) => (overlapped = t)).catch(async (err: unknown) => {
         await held.verified; // its failure is the reason
         throw err;
       });
@@ -171,7 +174,7 @@ export class Ingester {
       return async (transaction) => {
         await record(transaction);
         transaction.afterCommit(() => {
-          this.opts.logger.info('capture imported', { capture_id: capture.id, job_id: job.id, attempt: job.attempts, bytes: fetched.bytes, rows: last.rows ?? 0, ...timing.fields() });
+          this.opts.logger.info('capture imported', { capture_id: capture.id, job_id: job.id, attempt: job.attempts, bytes: fetched.bytes, rows: last.rows ?? 0, ...timing.fields(), ...(overlapped ? { overlapped_ms: overlapped } : {}) });
           void this.#release(capture);
         });
       };
@@ -258,10 +261,10 @@ export class Ingester {
   }
 
   /** inspect and import: the one call site of the import step (CaptureRejected: refused for good). */
-  async #import(file: string, captureId: number, signal: AbortSignal, started: number, onStep: (step: string) => void, onProgress: (p: ImportProgress) => void, lease: Lease | undefined, verified: Promise<unknown>): Promise<Imported> {
+  async #import(file: string, captureId: number, signal: AbortSignal, started: number, onStep: (step: string) => void, onProgress: (p: ImportProgress) => void, lease: Lease | undefined, verified: Promise<unknown>, onTimings: (t: Record<string, number>) => void): Promise<Imported> {
     try {
       const timeoutMs = Math.max(1000, this.opts.jobTimeoutMs - (Date.now() - started) - RECORD_MARGIN_MS);
-      return await this.#importStep(file, captureId, { signal, timeoutMs, onStep, onProgress, verified, ...(lease ? { lease } : {}) });
+      return await this.#importStep(file, captureId, { signal, timeoutMs, onStep, onProgress, onTimings, verified, ...(lease ? { lease } : {}) });
     } catch (err) {
       if (err instanceof CaptureRejected) throw new Refused(err.reason, err.message);
       throw err;

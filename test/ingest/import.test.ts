@@ -4,8 +4,10 @@
 import path from 'node:path';
 import test from 'tape';
 import type { CaptureStoreWriter } from '../../src/db/capture-store/index.ts';
-import { onPostgres } from '../helpers/dialect.ts';
-import { CaptureRejected, type CaptureInfo } from '../../src/ingest/capture-file.ts';
+import { onPostgres, sqliteOnly } from '../helpers/dialect.ts';
+import { CaptureRejected, DEFAULT_MEMORY_LIMIT_MB, type CaptureInfo } from '../../src/ingest/capture-file.ts';
+import { SpareChild } from '../../src/ingest/capture-child-run.ts';
+import { waitFor } from '../helpers/jobs.ts';
 import { importCapture, type ImportOptions, type ImportProgress } from '../../src/ingest/import.ts';
 import { captureIndexName } from '../../src/db/capture-store/placement.ts';
 import { corruptPage, makeCapture, makeHostileCapture, truncateCopy, type HostileKind, type MadeCapture } from '../helpers/capture-files.ts';
@@ -64,7 +66,9 @@ test('three tables with blobs and NULLs: every row and value lands, with capture
   const steps: string[] = [];
   let info: CaptureInfo | undefined;
   const tables = await importCapture(cap.path, 1, store, { ...OPTS, onProgress: (p) => progress.push(p), onStep: (s) => steps.push(s), onInspected: (i) => (info = i) });
-  t.deepEqual(steps, ['header', 'started', 'opened', 'schema', 'quick_check', 'tables', 'import'], 'the inspection steps, then the import');
+  if (onPostgres) t.deepEqual(steps, ['header', 'started', 'opened', 'schema', 'quick_check', 'tables', 'import'], 'the inspection steps, then the import');
+  // SQLite: the copy starts after the page walk; quick_check and the bounds run alongside it ('import:checks': the copy waits for them).
+  else t.deepEqual(steps.filter((s) => s !== 'import:checks'), ['header', 'started', 'opened', 'schema', 'tables', 'import'], 'the inspection steps, then the import (the checks alongside)');
   t.deepEqual([info?.sizeBytes, info?.pageSize, info?.tables.map((x) => x.rows)], [cap.sizeBytes, 4096, [2500, 3, 3]], 'what the inspection found');
   t.deepEqual(
     tables.map((x) => [x.name, x.rows, x.columns.map((c) => c.name).join(',')]),
@@ -288,6 +292,74 @@ test('batches (the path without copy in the engine) are bounded by bytes as well
   const [row] = await storeQuery<{ n: number; b: number }>(dataDir, `SELECT count(*) AS n, sum(${blobLength('data')}) AS b FROM fat WHERE capture_id = 400`);
   t.deepEqual([row!.n, row!.b], [40, 40 * 1048576], 'every byte');
 });
+
+test('in the engine (SQLite), the copy runs alongside quick_check and the bounds and commits only once both passed', async (t) => {
+  if (sqliteOnly(t, 'the copy in the engine is the SQLite store\'s')) return;
+  const timed = await makeCapture(path.join(dir, 'overlap.sqlite'), { tables: [{ name: 'samples', columns: [{ name: 'id', type: 'INTEGER' }, { name: 'p', type: 'BLOB' }], rows: 20_000 }] });
+  let timings: Record<string, number> | undefined;
+  const tables = await importCapture(timed.path, 500, store, { ...OPTS, onTimings: (x) => (timings = x) });
+  t.deepEqual(tables.map((x) => [x.name, x.rows]), [['samples', 20_000]], 'imported');
+  t.deepEqual(Object.keys(timings ?? {}).sort(), ['copy', 'quick_check', 'tables'], `when each overlapped part ended (${JSON.stringify(timings)})`);
+  t.ok(timings!.tables >= timings!.quick_check, 'the bounds after quick_check, on the capture\'s connection');
+
+  const before = await storeQuery(dataDir, SCHEMA_SQL);
+  const refused = async (file: string, id: number, opts: Partial<ImportOptions> = {}) => {
+    const steps: string[] = [];
+    const err = await failure(importCapture(file, id, store, { ...OPTS, ...opts, onStep: (x) => steps.push(x) }));
+    return { err, steps };
+  };
+  // A damaged page that quick_check reports: the copy had begun (its step came first), nothing of it is committed.
+  const bad = await makeCapture(path.join(dir, 'overlap-corrupt.sqlite'), { tables: [{ name: 'samples', columns: [{ name: 'id', type: 'INTEGER' }, { name: 'p', type: 'BLOB' }], rows: 20_000 }] });
+  await corruptPage(bad.path);
+  const corrupt = await refused(bad.path, 501);
+  t.ok(corrupt.err instanceof CaptureRejected && corrupt.err.reason === 'corrupt', `corrupt (${corrupt.err?.message})`);
+  t.ok(corrupt.steps.includes('import') && !corrupt.steps.includes('quick_check'), `refused after the copy began (${corrupt.steps.join(',')})`);
+  // A value over the limit: the copy's connection may hold it, the bounds refuse it before the commit.
+  const wide = await sqlCapture(path.join(dir, 'overlap-wide.sqlite'), 'CREATE TABLE samples (id INTEGER PRIMARY KEY, p BLOB)', 'INSERT INTO samples VALUES (1, randomblob(10)), (2, randomblob(70000))');
+  const tooLarge = await refused(wide.path, 502, { maxValueBytes: 65536 });
+  t.ok(tooLarge.err instanceof CaptureRejected && tooLarge.err.reason === 'row_too_large', `row_too_large (${tooLarge.err?.message})`);
+  t.ok(tooLarge.steps.includes('import'), `refused after the copy began (${tooLarge.steps.join(',')})`);
+  t.deepEqual([await countRows(dataDir, 'samples', 501), await countRows(dataDir, 'samples', 502)], [0, 0], 'no rows of either refused capture');
+  t.deepEqual(await storeQuery(dataDir, SCHEMA_SQL), before, 'the store schema is as before');
+});
+
+test('a child forked ahead: the import in the engine takes it, the next one waits after it; a dead spare is replaced', async (t) => {
+  if (sqliteOnly(t, 'the copy in the engine is the SQLite store\'s')) return;
+  const spare = new SpareChild(DEFAULT_MEMORY_LIMIT_MB);
+  spare.fill();
+  const first = spare.pid;
+  t.ok(first !== undefined, 'a spare child waits');
+  let used: number | undefined;
+  const steps: string[] = [];
+  await importCapture(one.path, 600, store, { ...OPTS, spare, onChild: (pid) => (used = pid), onStep: (s) => steps.push(s) });
+  t.equal(used, first, 'the import ran in the spare');
+  t.deepEqual(steps.slice(0, 2), ['header', 'started'], `its steps as with a fresh child (${steps.join(',')})`);
+  t.equal(await countRows(dataDir, 'frames', 600), 2500, 'every row');
+  const second = spare.pid;
+  t.ok(second !== undefined && second !== first, 'a new spare waits once the import is done');
+  process.kill(second!, 'SIGKILL');
+  await waitFor(async () => spare.pid === undefined, 30_000, 'the dead spare let go');
+  await importCapture(one.path, 601, store, { ...OPTS, spare, onChild: (pid) => (used = pid) });
+  t.ok(used !== undefined && used !== second, 'with the spare dead, the import forks its own child');
+  t.equal(await countRows(dataDir, 'frames', 601), 2500, 'every row');
+  const third = spare.pid;
+  t.ok(third !== undefined && third !== used, 'and a new spare waits after it');
+  await importCapture(one.path, 602, store, { ...OPTS, memoryLimitMb: DEFAULT_MEMORY_LIMIT_MB * 2, spare, onChild: (pid) => (used = pid) });
+  t.ok(used !== third && spare.pid === third, 'a run with another heap cap forks its own and leaves the spare waiting');
+  spare.close();
+  t.equal(spare.pid, undefined, 'closed: no spare');
+  await waitFor(async () => !alive(third!), 30_000, 'the spare killed');
+  t.pass('the closed spare is gone');
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 test('close', async (t) => {
   await store.close();

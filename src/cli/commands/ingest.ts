@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../../errors.ts';
-import type { App } from '../../services/app.ts';
 import type { CaptureView } from '../../services/captures/service.ts';
 import { appendAudit, cliActor } from '../../services/audit/log.ts';
-import { printJson, withApp } from '../context.ts';
+import { printJson, withCaptures, type CaptureTools } from '../context.ts';
 import { terminalText } from '../terminal-text.ts';
 import { progressLine, summary } from './captures.ts';
 
@@ -34,7 +33,7 @@ class StoppedWaiting extends DomainError {
 }
 
 /** --wait on a terminal: a live progress bar (Ink) until the capture is ingested or failed. */
-async function waitWithBar(app: App, capture: CaptureView): Promise<CaptureView> {
+async function waitWithBar(app: CaptureTools, capture: CaptureView): Promise<CaptureView> {
   const { waitIngest } = await import('../views/launch.tsx');
   let final = capture;
   const hint = setTimeout(() => {
@@ -61,7 +60,7 @@ export async function ingestCommand(target: string, opts: IngestOptions, cmd: Co
   const out = (line: string) => {
     if (!opts.json) process.stdout.write(`${terminalText(line)}\n`);
   };
-  const final = await withApp(cmd, async (app) => {
+  const final = await withCaptures(cmd, async (app) => {
     const q = await app.captures.queueTarget(target, { retryFailed: true, force: opts.force === true });
     await appendAudit(app.db, { kind: opts.force === true ? 'ingest.forced' : 'ingest.triggered', actor: cliActor(), subject: q.capture.key, details: { capture: q.capture.id, queued: q.enqueued } });
     let c = q.capture;
