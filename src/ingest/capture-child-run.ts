@@ -22,8 +22,6 @@ export interface ChildHooks {
   signal?: AbortSignal;
   /** A descriptor the child inherits as SPOOL_FD (the import's spool file). */
   spoolFd?: number;
-  /** A child forked ahead to take instead of forking (only without spoolFd); refilled when this one ends. */
-  spare?: SpareChild;
 }
 
 /** Child entry next to this module, with this module's extension (.ts under tsx, .js in dist/). */
@@ -62,129 +60,33 @@ export function abortError(what: string): Error {
   return err;
 }
 
-/** Forks the capture child with its heap cap (and the spool file as SPOOL_FD when given). */
-function forkChild(memoryLimitMb: number, spoolFd?: number): ChildProcess {
-  return fork(childEntry(), [], {
-    execArgv: childExecArgv(process.execArgv, memoryLimitMb),
-    stdio: spoolFd === undefined ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe', 'ipc', spoolFd],
-    serialization: 'advanced',
-  });
-}
-
-/** A spare child as runChild takes it over: whether it has said 'started', and its stderr so far. */
-interface TakenChild {
-  child: ChildProcess;
-  started: boolean;
-  stderr: string;
-}
-
-/**
- * A capture child forked ahead of its job and waiting for its one request, so that the child's start
- * (a Node process loading sqlite3) is off the job's clock. runChild takes it for a request without a
- * spool file and with the same heap cap, and forks the next spare once that run has ended. An idle
- * spare keeps no event loop running and exits when rigd does (its IPC channel closes). Owned by the
- * capture worker, which closes it when it stops.
- */
-export class SpareChild {
-  #taken: TakenChild | undefined;
-  #detach: (() => void) | undefined;
-  #closed = false;
-
-  constructor(readonly memoryLimitMb: number) {}
-
-  /** The waiting child's pid, if there is one. */
-  get pid(): number | undefined {
-    return this.#taken?.child.pid;
-  }
-
-  /** Forks a spare unless one is waiting (or this was closed). Never throws. */
-  fill(): void {
-    if (this.#closed || this.#taken) return;
-    let child: ChildProcess;
-    try {
-      child = forkChild(this.memoryLimitMb);
-    } catch {
-      return;
-    }
-    const taken: TakenChild = { child, started: false, stderr: '' };
-    const onMessage = (m: unknown) => {
-      if ((m as ChildMessage | null)?.type === 'step' && (m as { step: string }).step === 'started') taken.started = true;
-    };
-    const onStderr = (text: string) => (taken.stderr = (taken.stderr + text).slice(-2000));
-    // Died while waiting: gone (the next run forks its own child and then a new spare).
-    const onExit = () => {
-      if (this.#taken === taken) this.#release();
-    };
-    child.on('message', onMessage);
-    child.on('error', onExit);
-    child.once('exit', onExit);
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', onStderr);
-    child.unref();
-    child.channel?.unref();
-    this.#taken = taken;
-    this.#detach = () => {
-      child.off('message', onMessage);
-      child.off('error', onExit);
-      child.off('exit', onExit);
-      child.stderr?.off('data', onStderr);
-      child.ref();
-      child.channel?.ref();
-    };
-  }
-
-  /** The waiting child for a run with this heap cap (it is then the run's), or undefined. */
-  take(memoryLimitMb: number): TakenChild | undefined {
-    const taken = this.#taken;
-    if (!taken || memoryLimitMb !== this.memoryLimitMb) return undefined;
-    this.#release();
-    const { child } = taken;
-    if (child.exitCode !== null || child.signalCode !== null || !child.connected) return undefined;
-    return taken;
-  }
-
-  /** Kills a waiting spare; no new one is forked. */
-  close(): void {
-    this.#closed = true;
-    const taken = this.#taken;
-    this.#release();
-    taken?.child.kill('SIGKILL');
-  }
-
-  #release(): void {
-    this.#detach?.();
-    this.#detach = undefined;
-    this.#taken = undefined;
-  }
-}
-
-/** Forks the child (or takes hooks.spare's), sends it `request`, and settles with its result once it has exited. */
+/** Forks the child, sends it `request`, and settles with its result once it has exited. */
 export function runChild(request: ChildRequest, timeoutMs: number, budgetMs: number, hooks: ChildHooks): Promise<ChildSuccess> {
   const { what } = hooks;
   const memoryLimitMb = request.memoryLimitMb;
   return new Promise((resolve, reject) => {
     let outcome: { ok: true; value: ChildSuccess } | { ok: false; error: Error } | undefined;
-    const spare = hooks.spoolFd === undefined ? hooks.spare?.take(memoryLimitMb) : undefined;
-    let stderrTail = spare?.stderr ?? '';
-    let started = spare?.started ?? false;
+    let stderrTail = '';
+    let started = false;
     let finished = false;
     const finish = () => {
       if (finished) return;
       finished = true;
-      // The next run's child, forked now that this one is gone.
-      hooks.spare?.fill();
       const o = outcome!;
       if (o.ok) resolve(o.value);
       else reject(o.error);
     };
     let child: ChildProcess;
     try {
-      child = spare?.child ?? forkChild(memoryLimitMb, hooks.spoolFd);
+      child = fork(childEntry(), [], {
+        execArgv: childExecArgv(process.execArgv, memoryLimitMb),
+        stdio: hooks.spoolFd === undefined ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe', 'ipc', hooks.spoolFd],
+        serialization: 'advanced',
+      });
     } catch (err) {
       reject(err as Error);
       return;
     }
-    if (started) hooks.onStep?.('started');
 
     const settle = (o: NonNullable<typeof outcome>) => {
       if (outcome) return;

@@ -12,8 +12,6 @@ import { openStoreWriter, type CaptureStoreWriter } from '../db/capture-store/in
 import { runnerPollMs, watchWrites } from '../db/write-watch.ts';
 import { CAPTURE_JOB, Ingester, type CaptureJob, type ImportStep } from './ingester.ts';
 import { storeImport } from './store-import.ts';
-import { SpareChild } from './capture-child-run.ts';
-import { DEFAULT_MEMORY_LIMIT_MB } from './capture-file.ts';
 import { JobRunner, type RunnerLogger, type RunnerOptions } from '../jobs/runner.ts';
 
 /** How long SIGTERM lets running ingests finish before they are released to the queue (rigd.service allows 45 s in all). */
@@ -28,10 +26,6 @@ export class CaptureWorker {
   /** The capture store's writer: opened at start, closed at stop (this worker is its one owner). */
   #store: CaptureStoreWriter | undefined;
   #unwatch: (() => void) | undefined;
-  /** A capture child forked ahead for the next import in the engine (SQLite store; started and closed with the store). */
-  #spare: SpareChild | undefined;
-  /** Whether the import step is storeImport's (not one a test gave). */
-  readonly #storeImport: boolean;
 
   constructor(
     private readonly db: Database,
@@ -42,7 +36,6 @@ export class CaptureWorker {
     /** The pipeline's inspect and import. @default storeImport into the capture store in data_dir */
     importStep?: ImportStep,
   ) {
-    this.#storeImport = importStep === undefined;
     const pollMs = runnerPollMs(db);
     this.runner = new JobRunner(db, {
       concurrency: config.ingest.concurrency,
@@ -65,7 +58,7 @@ export class CaptureWorker {
         importStep ??
         ((file, captureId, opts) => {
           if (!this.#store) throw new Error('the capture store is not open');
-          return storeImport(this.#store, config.storage.max_upload_size, this.#spare)(file, captureId, opts);
+          return storeImport(this.#store, config.storage.max_upload_size)(file, captureId, opts);
         }),
     });
     this.runner.handle<CaptureJob>(CAPTURE_JOB, ingester.handle);
@@ -81,11 +74,6 @@ export class CaptureWorker {
       maxNewSharedColumns: c.max_new_shared_columns,
       maxSharedColumns: c.max_shared_columns,
     });
-    if (this.#store.inEngine && this.#storeImport) {
-      // The child's start (Node and sqlite3) off the clock of the next capture job.
-      this.#spare = new SpareChild(DEFAULT_MEMORY_LIMIT_MB);
-      this.#spare.fill();
-    }
     await this.runner.start();
     this.#unwatch = watchWrites(this.db, this.config.data_dir, () => this.runner.wake());
   }
@@ -95,8 +83,6 @@ export class CaptureWorker {
     this.#unwatch = undefined;
     const { drained, released } = await this.runner.stop({ timeoutMs: DRAIN_TIMEOUT_MS });
     if (!drained) this.log.warn('ingest jobs released to the queue at shutdown', { jobs: released });
-    this.#spare?.close();
-    this.#spare = undefined;
     const store = this.#store;
     this.#store = undefined;
     await store?.close();

@@ -24,7 +24,7 @@ import type { CaptureTableSummary } from '../db/capture-store/layout.ts';
 import type { CaptureStoreWriter, ReplaceOptions, StoreTable } from '../db/capture-store/writer.ts';
 import { decodeFrame } from './batch-frame.ts';
 import { BatchSpool } from './batch-spool.ts';
-import { abortError, runChild, type ChildSuccess, type SpareChild } from './capture-child-run.ts';
+import { abortError, runChild, type ChildSuccess } from './capture-child-run.ts';
 import { checkCaptureFile, childRequest, type CaptureInfo, type InspectOptions } from './capture-file.ts';
 import type { CaptureTable, ChildMessage } from './capture-protocol.ts';
 import { BatchChannel } from './import-batches.ts';
@@ -70,8 +70,6 @@ export interface ImportOptions extends Pick<InspectOptions, 'memoryLimitMb' | 'm
    * on the store transaction's connection, so a check of the job's lease and the commit are one.
    */
   beforeCommit?: ReplaceOptions['beforeCommit'];
-  /** An import in the engine takes this child forked ahead instead of forking one (runChild). */
-  spare?: SpareChild;
   /** An import in the engine: when its overlapped parts ended, ms from the copy's start (quick_check, tables, copy). */
   onTimings?: (timings: Record<string, number>) => void;
 }
@@ -109,7 +107,6 @@ export async function importCapture(file: string, captureId: number, store: Capt
         onStats: opts.onStats,
         onChild: opts.onChild,
         signal: stop.signal,
-        ...(opts.spare ? { spare: opts.spare } : {}),
         onMessage: (msg, reply) => {
           if (msg.type === 'commit') {
             // The go-ahead only while this run may still commit (its lease held, not aborted).

@@ -3,15 +3,11 @@
 import type { CaptureStoreWriter } from '../db/capture-store/writer.ts';
 import { LeaseLostError } from '../jobs/errors.ts';
 import { leaseHeldQuery } from '../jobs/store.ts';
-import type { SpareChild } from './capture-child-run.ts';
 import type { CaptureInfo } from './capture-file.ts';
 import { importCapture } from './import.ts';
 import type { ImportStep } from './ingester.ts';
-/**
- * The import into a capture store (importCapture: one child inspects, then streams the rows);
- * `spare`: a child forked ahead, which an import in the engine takes.
- */
-export function storeImport(store: CaptureStoreWriter, maxBytes: number, spare?: SpareChild): ImportStep {
+/** The import into a capture store (importCapture: one child inspects, then streams the rows). */
+export function storeImport(store: CaptureStoreWriter, maxBytes: number): ImportStep {
   return async (file, captureId, opts) => {
     let info: CaptureInfo | undefined;
     const tables = await importCapture(file, captureId, store, {
@@ -21,7 +17,6 @@ export function storeImport(store: CaptureStoreWriter, maxBytes: number, spare?:
       onStep: opts.onStep,
       onProgress: (p) => opts.onProgress({ rows: p.rows, bytes: p.bytes }),
       onInspected: (i) => (info = i),
-      ...(spare ? { spare } : {}),
       ...(opts.onTimings ? { onTimings: opts.onTimings } : {}),
       beforeCommit: async (query) => {
         // Not before the file is known to be the version stored (it is hashed meanwhile).

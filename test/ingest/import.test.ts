@@ -5,9 +5,7 @@ import path from 'node:path';
 import test from 'tape';
 import type { CaptureStoreWriter } from '../../src/db/capture-store/index.ts';
 import { onPostgres, sqliteOnly } from '../helpers/dialect.ts';
-import { CaptureRejected, DEFAULT_MEMORY_LIMIT_MB, type CaptureInfo } from '../../src/ingest/capture-file.ts';
-import { SpareChild } from '../../src/ingest/capture-child-run.ts';
-import { waitFor } from '../helpers/jobs.ts';
+import { CaptureRejected, type CaptureInfo } from '../../src/ingest/capture-file.ts';
 import { importCapture, type ImportOptions, type ImportProgress } from '../../src/ingest/import.ts';
 import { captureIndexName } from '../../src/db/capture-store/placement.ts';
 import { corruptPage, makeCapture, makeHostileCapture, truncateCopy, type HostileKind, type MadeCapture } from '../helpers/capture-files.ts';
@@ -322,44 +320,6 @@ test('in the engine (SQLite), the copy runs alongside quick_check and the bounds
   t.deepEqual([await countRows(dataDir, 'samples', 501), await countRows(dataDir, 'samples', 502)], [0, 0], 'no rows of either refused capture');
   t.deepEqual(await storeQuery(dataDir, SCHEMA_SQL), before, 'the store schema is as before');
 });
-
-test('a child forked ahead: the import in the engine takes it, the next one waits after it; a dead spare is replaced', async (t) => {
-  if (sqliteOnly(t, 'the copy in the engine is the SQLite store\'s')) return;
-  const spare = new SpareChild(DEFAULT_MEMORY_LIMIT_MB);
-  spare.fill();
-  const first = spare.pid;
-  t.ok(first !== undefined, 'a spare child waits');
-  let used: number | undefined;
-  const steps: string[] = [];
-  await importCapture(one.path, 600, store, { ...OPTS, spare, onChild: (pid) => (used = pid), onStep: (s) => steps.push(s) });
-  t.equal(used, first, 'the import ran in the spare');
-  t.deepEqual(steps.slice(0, 2), ['header', 'started'], `its steps as with a fresh child (${steps.join(',')})`);
-  t.equal(await countRows(dataDir, 'frames', 600), 2500, 'every row');
-  const second = spare.pid;
-  t.ok(second !== undefined && second !== first, 'a new spare waits once the import is done');
-  process.kill(second!, 'SIGKILL');
-  await waitFor(async () => spare.pid === undefined, 30_000, 'the dead spare let go');
-  await importCapture(one.path, 601, store, { ...OPTS, spare, onChild: (pid) => (used = pid) });
-  t.ok(used !== undefined && used !== second, 'with the spare dead, the import forks its own child');
-  t.equal(await countRows(dataDir, 'frames', 601), 2500, 'every row');
-  const third = spare.pid;
-  t.ok(third !== undefined && third !== used, 'and a new spare waits after it');
-  await importCapture(one.path, 602, store, { ...OPTS, memoryLimitMb: DEFAULT_MEMORY_LIMIT_MB * 2, spare, onChild: (pid) => (used = pid) });
-  t.ok(used !== third && spare.pid === third, 'a run with another heap cap forks its own and leaves the spare waiting');
-  spare.close();
-  t.equal(spare.pid, undefined, 'closed: no spare');
-  await waitFor(async () => !alive(third!), 30_000, 'the spare killed');
-  t.pass('the closed spare is gone');
-});
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('close', async (t) => {
   await store.close();
