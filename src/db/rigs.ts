@@ -34,20 +34,29 @@ async function select<T extends object>(db: Database, sql: string, params: unkno
 }
 
 /**
+ * PostgreSQL: a write transaction's now(), as a statement of it read it in passing (readBindings).
+ * now() is the transaction's start, the same for each of its statements: the batch stored in t takes
+ * it from here instead of asking in a statement of its own (batchNow).
+ */
+const nowOf = new WeakMap<Transaction, Date>();
+
+/**
  * The bindings of these rig ids (absent ids: not registered). In t on PostgreSQL the rows are locked
- * until t ends, so batches committing at once judge one rig in turn.
+ * until t ends, so batches committing at once judge one rig in turn; each row also brings t's now().
  */
 export async function readBindings(db: Database, ids: string[], t?: Transaction): Promise<Map<string, BindingRow>> {
   const out = new Map<string, BindingRow>();
   if (ids.length === 0) return out;
-  const lock = t ? forEngine(db.dialect.name, { postgres: ' ORDER BY id FOR UPDATE', sqlite: '' }) : '';
-  const rows = await select<{ id: string; bound_address: string | null; last_seen_at: string | Date }>(
+  const [columns, lock] = t ? forEngine(db.dialect.name, { postgres: [', now() AS now', ' ORDER BY id FOR UPDATE'], sqlite: ['', ''] }) : ['', ''];
+  const rows = await select<{ id: string; bound_address: string | null; last_seen_at: string | Date; now?: Date }>(
     db,
-    `SELECT id, bound_address, last_seen_at FROM rigs WHERE id IN (${placeholders(ids.length)})${lock}`,
+    `SELECT id, bound_address, last_seen_at${columns} FROM rigs WHERE id IN (${placeholders(ids.length)})${lock}`,
     ids,
     t,
   );
   for (const r of rows) out.set(r.id, { id: r.id, bound_address: r.bound_address, last_seen_at: new Date(r.last_seen_at) });
+  const now = rows[0]?.now;
+  if (t && now !== undefined) nowOf.set(t, new Date(now));
   return out;
 }
 
@@ -105,9 +114,12 @@ export interface ReportRow extends ReportFields {
   received_at: Date | null;
 }
 
-/** The time "now" (null) stands for in a batch: the database's clock (PostgreSQL: t's now()), or this host's on SQLite. */
+/**
+ * The time "now" (null) stands for in a batch: the database's clock (PostgreSQL: t's now(), read
+ * with the batch's bindings when it read any, else asked), or this host's on SQLite.
+ */
 async function batchNow(db: Database, reports: ReportRow[], t: Transaction): Promise<Date> {
-  if (forEngine(db.dialect.name, { postgres: true, sqlite: false }) && reports.some((r) => r.received_at === null)) return dbNow(db.sequelize, t);
+  if (forEngine(db.dialect.name, { postgres: true, sqlite: false }) && reports.some((r) => r.received_at === null)) return nowOf.get(t) ?? dbNow(db.sequelize, t);
   return new Date();
 }
 
