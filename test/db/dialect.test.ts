@@ -223,12 +223,15 @@ test('storeRigReports: a batch of known rigs runs three statements (bindings, up
     });
   try {
     const first = await batch(['rig1', 'rig2'], 'new');
+    const firstHistory = statements.filter((s) => /^INSERT INTO ["`]rig_reports["`]/.test(s));
     statements.length = 0;
     const second = await batch(['rig1', 'rig2', 'rig1'], 'known');
     const batchStatements = statements.filter((s) => !s.includes('t_now'));
     const ran = batchStatements.map((s) => s.slice(0, 30));
     t.equal(ran.length, 3, `three statements for a batch of known rigs: ${JSON.stringify(ran)}`);
     t.notOk(batchStatements.some((s) => /^SELECT now\(\)/i.test(s)), 'no statement of its own asks for now()');
+    const texts = new Set([...firstHistory, ...batchStatements.filter((s) => /^INSERT INTO ["`]rig_reports["`]/.test(s))]);
+    t.equal(texts.size, 1, 'one history statement text for 2 rows and for 3 (the rows are one bound value)');
     const history = await db.reader.all<{ serial: string; received_at: string | Date }>('SELECT serial, received_at FROM rig_reports ORDER BY id');
     const at = (v: string | Date) => (v instanceof Date ? v.getTime() : new Date(v.replace(' +00:00', 'Z').replace(' ', 'T')).getTime());
     t.equal(history.length, 5, 'every report is history');
