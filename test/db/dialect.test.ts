@@ -245,3 +245,35 @@ test('storeRigReports: a batch of known rigs runs three statements (bindings, up
     await db.close();
   }
 });
+
+test('insertRows stores NaN and ±Infinity as binding each alone stores it', async (t) => {
+  const db = await openDatabase(...withDb(tmpDir()));
+  try {
+    const at = new Date('2026-11-24T10:00:00.123Z');
+    const cols = ['id', 'serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'current_project', 'created_at', 'updated_at'];
+    const cases: [number, number][] = [
+      [Number.NaN, Number.POSITIVE_INFINITY],
+      [Number.NEGATIVE_INFINITY, 1.5],
+      [Number.POSITIVE_INFINITY, Number.NaN],
+    ];
+    const row = (id: string, latitude: number, longitude: number) => {
+      const r: Record<string, unknown> = { ...rigRow(id, at, 'S'), latitude, longitude };
+      return cols.map((c) => r[c] as string | number | null | Date);
+    };
+    // The rows through insertRows; the same rows, one by one, each value bound alone.
+    await db.writes.run((tx) => db.dialect.insertRows(db.models.Rig, cols, cases.map(([a, b], i) => row(`rows${i}`, a, b)), tx));
+    for (const [i, [a, b]] of cases.entries()) {
+      await db.writes.run((tx) => db.dialect.insertRows(db.models.Rig, cols, [row(`bound${i}`, 0, 0)], tx));
+      await db.writes.run((tx) => db.sequelize.query('UPDATE rigs SET latitude = $1, longitude = $2 WHERE id = $3', { bind: [a, b, `bound${i}`], transaction: tx }));
+    }
+    const stored = await db.reader.all<{ id: string; latitude: number | null; longitude: number | null }>('SELECT id, latitude, longitude FROM rigs');
+    const byId = new Map(stored.map((r) => [r.id, r]));
+    for (const i of cases.keys()) {
+      const a = byId.get(`rows${i}`);
+      const b = byId.get(`bound${i}`);
+      t.ok(a && b && Object.is(a.latitude, b.latitude) && Object.is(a.longitude, b.longitude), `${cases[i]!.join(', ')}: ${JSON.stringify([a?.latitude, a?.longitude].map(String))} as bound: ${JSON.stringify([b?.latitude, b?.longitude].map(String))}`);
+    }
+  } finally {
+    await db.close();
+  }
+});
