@@ -153,9 +153,10 @@ const REPORT_COLUMNS = ['rig_id', 'received_at', 'serial', 'lan_ip', 'peer_addre
 const byRigId = (a: ReportRow, b: ReportRow) => (a.rig_id < b.rig_id ? -1 : a.rig_id > b.rig_id ? 1 : 0);
 
 /**
- * Stores a batch of reports in t with two statements: one multi-row upsert of the rigs (each rig's
- * latest report registers or updates it, unless the rig has a later one) and one multi-row insert of
- * the history, both with bound parameters (dialect.insertRows: no query generator on this hot path).
+ * Stores a batch of reports in t: one multi-row upsert of the rigs (each rig's latest report
+ * registers or updates it, unless the rig has a later one) and one multi-row insert of the history,
+ * both with bound parameters (dialect.insertRowsPair: no query generator on this hot path; one
+ * statement on PostgreSQL, two on SQLite).
  * A report received "now" (null) is received at the batch's now: on PostgreSQL the database's (its
  * transaction's now()), one clock for every node, whatever each node's own clock says.
  */
@@ -180,8 +181,8 @@ export async function storeRigReports(db: Database, reports: ReportRow[], t: Tra
     const at = r.received_at ?? now;
     rigRows.push([r.rig_id, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude, at, null, at, at, r.peer_address, r.peer_address]);
   }
-  // Issued together: the dialect runs them in this order in t (the history references the rig).
-  await Promise.all([db.dialect.insertRows(Rig, RIG_COLUMNS, rigRows, t, rigUpsert(newest)), db.dialect.insertRows(RigReport, REPORT_COLUMNS, historyRows, t)]);
+  // The rigs first (the history references them): PostgreSQL in one statement, SQLite in two issued together.
+  await db.dialect.insertRowsPair({ model: Rig, columns: RIG_COLUMNS, rows: rigRows, onConflict: rigUpsert(newest) }, { model: RigReport, columns: REPORT_COLUMNS, rows: historyRows }, t);
 }
 
 /**

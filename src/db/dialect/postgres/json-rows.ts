@@ -47,22 +47,58 @@ export function rowsJson(columns: readonly string[], rows: RawValue[][]): string
 
 const texts = new Map<string, string>();
 
+interface Shape {
+  table: string;
+  columns: readonly string[];
+  onConflict?: OnConflict | undefined;
+}
+
+/** INSERT INTO table (columns) SELECT columns FROM json_populate_recordset(NULL::table, $json) [ON CONFLICT ...]. */
+function insertText(quote: (name: string) => string, shape: Shape, json: number, where: string): string {
+  const list = shape.columns.map(quote).join(',');
+  let sql = `INSERT INTO ${quote(shape.table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${quote(shape.table)}, $${json}::json)`;
+  const c = shape.onConflict;
+  if (c) {
+    sql += ` ON CONFLICT (${c.conflict.map(quote).join(',')}) DO UPDATE SET ${c.update.map((u) => `${quote(u)}=excluded.${quote(u)}`).join(',')}`;
+    if (where) sql += ` WHERE ${where}`;
+  }
+  return sql;
+}
+
+function shapeKey(shape: Shape, where: string): string {
+  const c = shape.onConflict;
+  return `${shape.table}|${shape.columns.join(',')}|${c ? `${c.conflict.join(',')}|${c.update.join(',')}|${where}` : ''}`;
+}
+
 /**
  * INSERT INTO table (columns) SELECT columns FROM json_populate_recordset(NULL::table, $1)
  * [ON CONFLICT ... DO UPDATE ...], quoted with `quote`; onConflict's where values are $2, $3...;
  * made once per shape and kept.
  */
 export function rowsJsonSql(quote: (name: string) => string, table: string, columns: readonly string[], onConflict?: OnConflict): string {
+  const shape = { table, columns, onConflict };
   const where = onConflict?.where?.((i) => `$${i + 2}`) ?? '';
-  const key = `${table}|${columns.join(',')}|${onConflict ? `${onConflict.conflict.join(',')}|${onConflict.update.join(',')}|${where}` : ''}`;
+  const key = shapeKey(shape, where);
   let sql = texts.get(key);
   if (!sql) {
-    const list = columns.map(quote).join(',');
-    sql = `INSERT INTO ${quote(table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${quote(table)}, $1::json)`;
-    if (onConflict) {
-      sql += ` ON CONFLICT (${onConflict.conflict.map(quote).join(',')}) DO UPDATE SET ${onConflict.update.map((c) => `${quote(c)}=excluded.${quote(c)}`).join(',')}`;
-      if (where) sql += ` WHERE ${where}`;
-    }
+    sql = insertText(quote, shape, 1, where);
+    texts.set(key, sql);
+  }
+  return sql;
+}
+
+/**
+ * WITH "first" AS (first's INSERT) then's INSERT: first's rows are $1, then's $2, first's where
+ * values from $3, then's after them; made once per pair of shapes and kept.
+ */
+export function pairJsonSql(quote: (name: string) => string, first: Shape, then: Shape): string {
+  const firstWhere = first.onConflict?.where?.((i) => `$${i + 3}`) ?? '';
+  const after = 3 + (first.onConflict?.whereValues?.length ?? 0);
+  const thenWhere = then.onConflict?.where?.((i) => `$${i + after}`) ?? '';
+  const key = `pair|${shapeKey(first, firstWhere)}|${shapeKey(then, thenWhere)}`;
+  let sql = texts.get(key);
+  if (!sql) {
+    sql = `WITH ${quote('first')} AS (${insertText(quote, first, 1, firstWhere)}) ${insertText(quote, then, 2, thenWhere)}`;
     texts.set(key, sql);
   }
   return sql;
