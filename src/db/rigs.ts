@@ -34,20 +34,29 @@ async function select<T extends object>(db: Database, sql: string, params: unkno
 }
 
 /**
+ * PostgreSQL: a write transaction's now(), as a statement of it read it in passing (readBindings).
+ * now() is the transaction's start, the same for each of its statements: the batch stored in t takes
+ * it from here instead of asking in a statement of its own (batchNow).
+ */
+const nowOf = new WeakMap<Transaction, Date>();
+
+/**
  * The bindings of these rig ids (absent ids: not registered). In t on PostgreSQL the rows are locked
- * until t ends, so batches committing at once judge one rig in turn.
+ * until t ends, so batches committing at once judge one rig in turn; each row also brings t's now().
  */
 export async function readBindings(db: Database, ids: string[], t?: Transaction): Promise<Map<string, BindingRow>> {
   const out = new Map<string, BindingRow>();
   if (ids.length === 0) return out;
-  const lock = t ? forEngine(db.dialect.name, { postgres: ' ORDER BY id FOR UPDATE', sqlite: '' }) : '';
-  const rows = await select<{ id: string; bound_address: string | null; last_seen_at: string | Date }>(
+  const [columns, lock] = t ? forEngine(db.dialect.name, { postgres: [', now() AS now', ' ORDER BY id FOR UPDATE'], sqlite: ['', ''] }) : ['', ''];
+  const rows = await select<{ id: string; bound_address: string | null; last_seen_at: string | Date; now?: Date }>(
     db,
-    `SELECT id, bound_address, last_seen_at FROM rigs WHERE id IN (${placeholders(ids.length)})${lock}`,
+    `SELECT id, bound_address, last_seen_at${columns} FROM rigs WHERE id IN (${placeholders(ids.length)})${lock}`,
     ids,
     t,
   );
   for (const r of rows) out.set(r.id, { id: r.id, bound_address: r.bound_address, last_seen_at: new Date(r.last_seen_at) });
+  const now = rows[0]?.now;
+  if (t && now !== undefined) nowOf.set(t, new Date(now));
   return out;
 }
 
@@ -105,9 +114,12 @@ export interface ReportRow extends ReportFields {
   received_at: Date | null;
 }
 
-/** The time "now" (null) stands for in a batch: the database's clock (PostgreSQL: t's now()), or this host's on SQLite. */
+/**
+ * The time "now" (null) stands for in a batch: the database's clock (PostgreSQL: t's now(), read
+ * with the batch's bindings when it read any, else asked), or this host's on SQLite.
+ */
 async function batchNow(db: Database, reports: ReportRow[], t: Transaction): Promise<Date> {
-  if (forEngine(db.dialect.name, { postgres: true, sqlite: false }) && reports.some((r) => r.received_at === null)) return dbNow(db.sequelize, t);
+  if (forEngine(db.dialect.name, { postgres: true, sqlite: false }) && reports.some((r) => r.received_at === null)) return nowOf.get(t) ?? dbNow(db.sequelize, t);
   return new Date();
 }
 
@@ -141,9 +153,10 @@ const REPORT_COLUMNS = ['rig_id', 'received_at', 'serial', 'lan_ip', 'peer_addre
 const byRigId = (a: ReportRow, b: ReportRow) => (a.rig_id < b.rig_id ? -1 : a.rig_id > b.rig_id ? 1 : 0);
 
 /**
- * Stores a batch of reports in t with two statements: one multi-row upsert of the rigs (each rig's
- * latest report registers or updates it, unless the rig has a later one) and one multi-row insert of
- * the history, both with bound parameters (dialect.insertRows: no query generator on this hot path).
+ * Stores a batch of reports in t: one multi-row upsert of the rigs (each rig's latest report
+ * registers or updates it, unless the rig has a later one) and one multi-row insert of the history,
+ * both with bound parameters (dialect.insertRowsPair: no query generator on this hot path; one
+ * statement on PostgreSQL, two on SQLite).
  * A report received "now" (null) is received at the batch's now: on PostgreSQL the database's (its
  * transaction's now()), one clock for every node, whatever each node's own clock says.
  */
@@ -168,8 +181,8 @@ export async function storeRigReports(db: Database, reports: ReportRow[], t: Tra
     const at = r.received_at ?? now;
     rigRows.push([r.rig_id, r.serial, r.lan_ip, r.peer_address, r.version, r.branch, r.latitude, r.longitude, at, null, at, at, r.peer_address, r.peer_address]);
   }
-  // Issued together: the dialect runs them in this order in t (the history references the rig).
-  await Promise.all([db.dialect.insertRows(Rig, RIG_COLUMNS, rigRows, t, rigUpsert(newest)), db.dialect.insertRows(RigReport, REPORT_COLUMNS, historyRows, t)]);
+  // The rigs first (the history references them): PostgreSQL in one statement, SQLite in two issued together.
+  await db.dialect.insertRowsPair({ model: Rig, columns: RIG_COLUMNS, rows: rigRows, onConflict: rigUpsert(newest) }, { model: RigReport, columns: REPORT_COLUMNS, rows: historyRows }, t);
 }
 
 /**

@@ -17,7 +17,7 @@ const KNOWN = new Set([
   [
     'src/db/dialect/bulk-insert.ts src/db/dialect/contract.ts src/db/dialect/index.ts src/db/dialect/postgres/advisory-lock.ts',
     'src/db/dialect/postgres/connection.ts src/db/dialect/postgres/index.ts src/db/dialect/postgres/insert-rows.ts',
-    'src/db/dialect/postgres/insert-sql.ts src/db/dialect/postgres/lite-reader.ts src/db/dialect/sqlite/connection.ts',
+    'src/db/dialect/postgres/json-rows.ts src/db/dialect/postgres/lite-reader.ts src/db/dialect/sqlite/connection.ts',
     'src/db/dialect/sqlite/index.ts src/db/dialect/sqlite/insert-rows.ts src/db/dialect/sqlite/json-rows.ts',
     'src/db/dialect/sqlite/lite-reader.ts src/db/migrate.ts src/db/reader.ts',
   ].join(' '),

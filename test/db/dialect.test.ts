@@ -4,9 +4,10 @@ import test from 'tape';
 import { dialectNameOf, loadDialect } from '../../src/db/dialect/index.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import { insertReservations } from '../../src/db/reservations.ts';
-import { storeRigReports, type ReportRow } from '../../src/db/rigs.ts';
+import { readBindings, storeRigReports, type ReportRow } from '../../src/db/rigs.ts';
+import { QueryTypes } from 'sequelize';
 import { tmpDir } from '../helpers/tmp.ts';
-import { withDb } from '../helpers/dialect.ts';
+import { onPostgres, withDb } from '../helpers/dialect.ts';
 
 function rigRow(id: string, at: Date, serial: string) {
   return {
@@ -171,7 +172,7 @@ test('storeRigReports: a stored last report past the batch by more than the slac
   const texts = new Set<string>();
   db.sequelize.addHook('afterQuery', (_options, query) => {
     const { sql } = query as unknown as { sql?: string };
-    if (sql && /^INSERT INTO ["`]rigs["`]/.test(sql)) texts.add(sql);
+    if (sql && /^(WITH \S+ AS \()?INSERT INTO ["`]rigs["`]/.test(sql)) texts.add(sql);
   });
   try {
     const report = (rig: string, at: Date | null, serial: string): ReportRow => ({
@@ -198,6 +199,81 @@ test('storeRigReports: a stored last report past the batch by more than the slac
     await db.writes.run((tx) => storeRigReports(db, [report('rig3', new Date(now - 3_600_000), 'old'), report('rig4', new Date(now - 7_200_000), 'older')], tx));
     t.equal(texts.size, 1, `the rig upsert's text is the same for batches at different times (${texts.size} texts over 3 batches)`);
     t.equal((await db.reader.all('SELECT id FROM rig_reports')).length, 6, 'every report is history');
+  } finally {
+    await db.close();
+  }
+});
+
+test('storeRigReports: a batch of known rigs runs three statements (bindings, upsert, history; PostgreSQL: the last two in one); "now" is the transaction\'s (PostgreSQL: its now(), read with the bindings)', async (t) => {
+  const db = await openDatabase(...withDb(tmpDir()));
+  const statements: string[] = [];
+  db.sequelize.addHook('afterQuery', (_options, query) => {
+    const { sql } = query as unknown as { sql?: string };
+    if (sql && /^\s*(SELECT|INSERT|UPDATE|WITH)\b/i.test(sql)) statements.push(sql);
+  });
+  const report = (rig: string, serial: string): ReportRow => ({ rig_id: rig, received_at: null, serial, lan_ip: null, peer_address: '10.144.50.2', version: '2.0', branch: 'main', latitude: 47.376887, longitude: 8.541694 });
+  // One batch as the report path runs it: the bindings read in t, then the batch stored in t; and t's now() at the end.
+  const batch = (rigs: string[], serial: string) =>
+    db.writes.run(async (tx) => {
+      await readBindings(db, rigs, tx);
+      await storeRigReports(db, rigs.map((r) => report(r, serial)), tx);
+      if (!onPostgres) return new Date();
+      const [row] = await db.sequelize.query<{ t_now: Date }>('SELECT now() AS t_now', { type: QueryTypes.SELECT, transaction: tx });
+      return new Date(row!.t_now);
+    });
+  try {
+    const first = await batch(['rig1', 'rig2'], 'new');
+    const isHistory = (s: string) => /^(WITH .*\) )?INSERT INTO ["`]rig_reports["`]/.test(s);
+    const firstHistory = statements.filter(isHistory);
+    statements.length = 0;
+    const second = await batch(['rig1', 'rig2', 'rig1'], 'known');
+    const batchStatements = statements.filter((s) => !s.includes('t_now'));
+    const ran = batchStatements.map((s) => s.slice(0, 30));
+    t.equal(ran.length, onPostgres ? 2 : 3, `${onPostgres ? 'two statements (bindings; rigs and history in one)' : 'three statements'} for a batch of known rigs: ${JSON.stringify(ran)}`);
+    t.notOk(batchStatements.some((s) => /^SELECT now\(\)/i.test(s)), 'no statement of its own asks for now()');
+    const texts = new Set([...firstHistory, ...batchStatements.filter(isHistory)]);
+    t.equal(texts.size, 1, 'one history statement text for 2 rows and for 3 (the rows are one bound value)');
+    const history = await db.reader.all<{ serial: string; received_at: string | Date }>('SELECT serial, received_at FROM rig_reports ORDER BY id');
+    const at = (v: string | Date) => (v instanceof Date ? v.getTime() : new Date(v.replace(' +00:00', 'Z').replace(' ', 'T')).getTime());
+    t.equal(history.length, 5, 'every report is history');
+    if (onPostgres) {
+      // The transaction's now(), to the microsecond as JavaScript keeps it (ms): both batches, the first without bindings to read it from.
+      t.deepEqual(history.map((h) => at(h.received_at)), [first, first, second, second, second].map((d) => d.getTime()), "each report received at its transaction's now()");
+    } else {
+      t.ok(history.every((h) => Math.abs(at(h.received_at) - Date.now()) < 600_000), "each report received at this host's now");
+    }
+  } finally {
+    await db.close();
+  }
+});
+
+test('insertRows stores NaN and ±Infinity as binding each alone stores it', async (t) => {
+  const db = await openDatabase(...withDb(tmpDir()));
+  try {
+    const at = new Date('2026-11-24T10:00:00.123Z');
+    const cols = ['id', 'serial', 'lan_ip', 'vpn_address', 'version', 'branch', 'latitude', 'longitude', 'last_seen_at', 'current_project', 'created_at', 'updated_at'];
+    const cases: [number, number][] = [
+      [Number.NaN, Number.POSITIVE_INFINITY],
+      [Number.NEGATIVE_INFINITY, 1.5],
+      [Number.POSITIVE_INFINITY, Number.NaN],
+    ];
+    const row = (id: string, latitude: number, longitude: number) => {
+      const r: Record<string, unknown> = { ...rigRow(id, at, 'S'), latitude, longitude };
+      return cols.map((c) => r[c] as string | number | null | Date);
+    };
+    // The rows through insertRows; the same rows, one by one, each value bound alone.
+    await db.writes.run((tx) => db.dialect.insertRows(db.models.Rig, cols, cases.map(([a, b], i) => row(`rows${i}`, a, b)), tx));
+    for (const [i, [a, b]] of cases.entries()) {
+      await db.writes.run((tx) => db.dialect.insertRows(db.models.Rig, cols, [row(`bound${i}`, 0, 0)], tx));
+      await db.writes.run((tx) => db.sequelize.query('UPDATE rigs SET latitude = $1, longitude = $2 WHERE id = $3', { bind: [a, b, `bound${i}`], transaction: tx }));
+    }
+    const stored = await db.reader.all<{ id: string; latitude: number | null; longitude: number | null }>('SELECT id, latitude, longitude FROM rigs');
+    const byId = new Map(stored.map((r) => [r.id, r]));
+    for (const i of cases.keys()) {
+      const a = byId.get(`rows${i}`);
+      const b = byId.get(`bound${i}`);
+      t.ok(a && b && Object.is(a.latitude, b.latitude) && Object.is(a.longitude, b.longitude), `${cases[i]!.join(', ')}: ${JSON.stringify([a?.latitude, a?.longitude].map(String))} as bound: ${JSON.stringify([b?.latitude, b?.longitude].map(String))}`);
+    }
   } finally {
     await db.close();
   }

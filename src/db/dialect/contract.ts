@@ -32,6 +32,14 @@ export type Row = Record<string, unknown>;
 export type RawValue = string | number | null | Date;
 
 /** What an insert does with a row whose conflict columns exist: overwrite the update columns. */
+/** One insertRows: rows of values in `columns` order into model's table. */
+export interface RowsInsert {
+  model: ModelStatic<Model>;
+  columns: readonly string[];
+  rows: RawValue[][];
+  onConflict?: OnConflict;
+}
+
 export interface OnConflict {
   conflict: readonly string[];
   update: readonly string[];
@@ -82,6 +90,11 @@ export interface Dialect {
    * existing rows get the update columns (the hot path of rig reports).
    */
   insertRows(model: ModelStatic<Model>, columns: readonly string[], rows: RawValue[][], t: Transaction, onConflict?: OnConflict): Promise<void>;
+  /**
+   * Two insertRows in t, `first` before `then` (whose rows may reference first's): PostgreSQL in one
+   * statement (first's INSERT in a WITH), SQLite in two statements issued together.
+   */
+  insertRowsPair(first: RowsInsert, then: RowsInsert, t: Transaction): Promise<void>;
   /** The cheapest statement that proves the database answers. */
   ping(sequelize: Sequelize): Promise<void>;
   /** One real write in t that changes nothing (proves the database takes writes again). */

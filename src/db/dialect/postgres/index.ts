@@ -5,7 +5,7 @@ import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
 import { bulkInsert } from '../bulk-insert.ts';
 import { boundsAtStartup, closeSequelize, createSequelize, settingsOf, writeBoundsSql } from './connection.ts';
-import { bulkInsertIds, insertRows } from './insert-rows.ts';
+import { bulkInsertIds, insertRows, insertRowsPair } from './insert-rows.ts';
 
 /** Write transactions that may commit at once beside the others (report batches); the pool holds 10 by default. */
 export const BESIDE_WRITES = 4;
@@ -42,6 +42,7 @@ export const postgresDialect: Dialect = {
   bulkInsert,
   bulkInsertIds,
   insertRows,
+  insertRowsPair,
   async ping(sequelize) {
     await sequelize.query('SELECT 1');
   },

@@ -4,7 +4,7 @@ import { WritePath } from '../../write-path.ts';
 import type { Dialect } from '../contract.ts';
 import { bulkInsert } from '../bulk-insert.ts';
 import { checkpointWal, closeSequelize, createSequelize, releaseAbandoned } from './connection.ts';
-import { bulkInsertIds, insertRows } from './insert-rows.ts';
+import { bulkInsertIds, insertRows, insertRowsPair } from './insert-rows.ts';
 
 /** SQLite through sqlite3: WAL, one write transaction at a time, its WAL checkpoints off the COMMIT. */
 export const sqliteDialect: Dialect = {
@@ -23,6 +23,7 @@ export const sqliteDialect: Dialect = {
   bulkInsert,
   bulkInsertIds,
   insertRows,
+  insertRowsPair,
   async ping(sequelize) {
     await sequelize.query('SELECT 1');
   },

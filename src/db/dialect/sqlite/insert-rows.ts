@@ -1,6 +1,6 @@
 import { QueryTypes, type Model, type ModelStatic, type Transaction } from 'sequelize';
 import { tableOf } from '../bulk-insert.ts';
-import type { OnConflict, RawValue, Row } from '../contract.ts';
+import type { OnConflict, RawValue, Row, RowsInsert } from '../contract.ts';
 import { dateText, rowsJson, rowsSql } from './json-rows.ts';
 
 /**
@@ -30,4 +30,9 @@ export async function insertRows(model: ModelStatic<Model>, columns: readonly st
   const bind: (string | number | null)[] = [json];
   for (const v of onConflict?.whereValues ?? []) bind.push(v instanceof Date ? dateText(v) : v);
   await sequelize.query(sql, { bind, transaction: t, type: QueryTypes.INSERT });
+}
+
+/** Two insertRows in t, issued together: the connection runs them in this order. */
+export async function insertRowsPair(first: RowsInsert, then: RowsInsert, t: Transaction): Promise<void> {
+  await Promise.all([insertRows(first.model, first.columns, first.rows, t, first.onConflict), insertRows(then.model, then.columns, then.rows, t, then.onConflict)]);
 }
