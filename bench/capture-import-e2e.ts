@@ -8,7 +8,8 @@
 //  - baseline: the sqlite3 CLI copying the same tables into a fresh file, same run:
 //    `ATTACH 'capture' AS c; BEGIN; CREATE TABLE t AS SELECT * FROM c.t; ...; COMMIT`.
 // Prints both times, the ratio (sqlite3 time / rigd time; target >= 0.5), rigd serve's RSS growth
-// (target <= 64 MB on a 200 MB capture) and where rigd's time went: from the "capture imported" log
+// (target <= 64 MB on a 200 MB capture), the CPU of each process over the command (rigd serve, the capture
+// child it forked and waited for, the rigd ingest command, PostgreSQL's server processes) and where rigd's time went: from the "capture imported" log
 // line of the job (queued: job created to claimed; the ingester's steps; record: the handler's end
 // to the commit of "done"; cli: the rest of the command's time: start-up, queueing, its polls, exit).
 // Run by hand: npm run build && npm run bench:capture-import-e2e [-- --engine postgres]
@@ -26,7 +27,8 @@ import { EmbeddedStorage } from '../src/storage/embedded.ts';
 import { CAPTURE_TABLES, makeCapture, SCALE } from './capture-import-data.ts';
 import { startCluster, type Cluster } from './capture-import-pg.ts';
 import { freePort } from '../test/helpers/free-port.ts';
-import { rssKb } from './proc.ts';
+import { cpuParts, rssKb, treeCpuMs } from './proc.ts';
+import { servePid } from './serve/cpu.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SIZES = (process.env.BENCH_SIZES ?? '100,200').split(',').map(Number);
@@ -45,6 +47,8 @@ interface Imported {
 }
 
 
+
+const sec = (ms: number) => (ms / 1000).toFixed(2);
 
 /** The sqlite3 CLI's copy of the capture's tables into a fresh file, one transaction; seconds. */
 async function sqliteCopy(capture: string, work: string): Promise<number> {
@@ -121,10 +125,21 @@ async function main(): Promise<void> {
         const baseline = rssKb(serve.pid!);
         let peak = baseline;
         const sampler = setInterval(() => (peak = Math.max(peak, rssKb(serve.pid!))), 20);
+        const servingPid = servePid(dataDir);
+        const rigd0 = cpuParts(servingPid);
+        const cli0 = cpuParts('self').reaped;
+        const pg0 = cluster ? treeCpuMs(cluster.pid()) : 0;
         const t0 = performance.now();
         const { stdout } = await run(process.execPath, [path.join(ROOT, 'bin', 'rigd'), 'ingest', key, '--wait', '--json', ...(force ? ['--force'] : [])], { env, maxBuffer: 16 * MB });
         const rigdS = (performance.now() - t0) / 1000;
         clearInterval(sampler);
+        const rigd1 = cpuParts(servingPid);
+        const cpu = [
+          `rigd serve ${sec(rigd1.self - rigd0.self)}`,
+          `capture child ${sec(rigd1.reaped - rigd0.reaped)}`,
+          `rigd ingest ${sec(cpuParts('self').reaped - cli0)}`,
+          ...(cluster ? [`PostgreSQL ${sec(treeCpuMs(cluster.pid()) - pg0)}`] : []),
+        ];
         const view = JSON.parse(stdout) as { state?: string; job_id?: number };
         if (view.state !== 'ingested' || typeof view.job_id !== 'number') throw new Error(`rigd ingest ended with ${stdout.slice(0, 300)}`);
         const log = await logOf(view.job_id);
@@ -141,6 +156,7 @@ async function main(): Promise<void> {
           ].join('  '),
         );
         console.log(`         rigd's time (s): ${breakdown(log, rigdS)}`);
+        console.log(`         CPU (s): ${cpu.join(', ')}`);
       }
       rmSync(file);
     }

@@ -3,7 +3,7 @@
 // the server's default durability (fsync and synchronous_commit on, as an appliance runs it), one
 // empty database. stop() stops it and removes the directory.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../test/helpers/free-port.ts';
@@ -11,6 +11,8 @@ import { freePort } from '../test/helpers/free-port.ts';
 export interface Cluster {
   url: string;
   version: string;
+  /** The postmaster's pid (its server processes are its children). */
+  pid(): number;
   stop(): void;
 }
 
@@ -56,7 +58,8 @@ export async function startCluster(): Promise<Cluster> {
     await client.query('CREATE DATABASE rigd_bench');
     const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
     await client.end();
-    return { url: `postgres://postgres@127.0.0.1:${port}/rigd_bench`, version: rows[0]!.server_version, stop };
+    const pid = () => Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return { url: `postgres://postgres@127.0.0.1:${port}/rigd_bench`, version: rows[0]!.server_version, pid, stop };
   } catch (err) {
     stop();
     throw err;
