@@ -42,6 +42,32 @@ export class FrameWriter {
     return this.#buf.subarray(0, this.#at);
   }
 
+  /**
+   * As encode, for rows as the capture reader gives them (db/capture-file/pages.ts): one object per
+   * row, its values under `fields` in order and its class string under the last field, of which the
+   * first `classWidth` letters are sent (what follows them is the reader's, not rigd's).
+   */
+  encodeRecords(records: readonly Record<string, unknown>[], fields: readonly string[], classWidth: number): Buffer {
+    this.#at = 0;
+    const values = fields.length - 1;
+    const cls = fields[values]!;
+    for (const r of records) {
+      for (let i = 0; i < values; i++) this.#value(r[fields[i]!]);
+      this.#classes(r[cls], classWidth);
+    }
+    return this.#buf.subarray(0, this.#at);
+  }
+
+  /** The first `width` letters of a class string (ASCII: one byte each) as a text value. */
+  #classes(v: unknown, width: number): void {
+    if (typeof v !== 'string' || v.length < width) throw new Error('a row without its classes cannot be sent');
+    this.#room(5 + width);
+    this.#buf[this.#at] = TEXT;
+    this.#buf.writeUInt32LE(width, this.#at + 1);
+    this.#buf.write(v, this.#at + 5, width, 'latin1');
+    this.#at += 5 + width;
+  }
+
   #value(v: unknown): void {
     if (v === null || v === undefined) {
       this.#room(1);

@@ -98,10 +98,11 @@ async function serve(req: ChildRequest): Promise<ChildMessage> {
     await send({ type: 'step', step });
     await sendAndWait({ type: 'tables', tables });
     const frames = new FrameWriter();
-    await streamTables(db, tables, widestRow, req.import, async (table, rows, bytes) => {
-      const frame = frames.encode(rows);
+    await streamTables(db, tables, widestRow, req.import, async (batch) => {
+      const frame = frames.encodeRecords(batch.records, batch.fields, batch.width);
       await writeSpool(frame);
-      await sendAndWait({ type: 'batch', table, rows: rows.length, bytes, frameBytes: frame.length });
+      // Unmeasured (every row known to fit): the frame's length stands for the rows' bytes.
+      await sendAndWait({ type: 'batch', table: batch.table, rows: batch.records.length, bytes: batch.bytes ?? frame.length, frameBytes: frame.length });
     });
     return { type: 'result', ok: true, pageSize, pageCount, tables, spans };
   } catch (err) {

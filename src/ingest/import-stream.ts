@@ -14,12 +14,23 @@ import type { Database } from 'sqlite3';
 import { quoteIdent, reservedName } from '../db/capture-store/layout.ts';
 import type { CaptureTable, ImportRequest } from './capture-protocol.ts';
 import { primaryKey, tableList } from '../db/capture-file/checks.ts';
-import { PageReader } from '../db/capture-file/pages.ts';
+import { type Page, PageReader } from '../db/capture-file/pages.ts';
 import { CaptureRejected } from './capture-rejected.ts';
 import { printable } from './capture-schema.ts';
 
+/** One batch: a page's records (PageReader#fields name their values, the class string last) and its bytes when measured. */
+export interface Batch {
+  table: string;
+  records: Page['records'];
+  fields: readonly string[];
+  /** Columns of the table: letters of each class string that are sent. */
+  width: number;
+  /** The rows' measured bytes (octet lengths and overhead); undefined: not measured. */
+  bytes?: number;
+}
+
 /** Sends one batch and resolves once rigd has taken it. */
-export type BatchSink = (table: string, rows: unknown[][], bytes: number) => Promise<void>;
+export type BatchSink = (batch: Batch) => Promise<void>;
 
 /**
  * One batch in flight: the next page is read while rigd writes the last one, and sent once rigd has
@@ -29,9 +40,9 @@ class Flow {
   #inFlight: Promise<void> = Promise.resolve();
   constructor(private readonly sink: BatchSink) {}
 
-  async send(table: string, rows: unknown[][], bytes: number): Promise<void> {
+  async send(batch: Batch): Promise<void> {
     await this.#inFlight;
-    this.#inFlight = this.sink(table, rows, bytes);
+    this.#inFlight = this.sink(batch);
   }
 
   drained(): Promise<void> {
@@ -77,17 +88,6 @@ export async function keyOf(db: Database, table: CaptureTable): Promise<{ key: s
   return { key: [alias], rowid: true };
 }
 
-/** Bytes of a row's values as sent (strings counted per UTF-16 unit, close enough for a bound). */
-function rowBytes(row: unknown[]): number {
-  let n = 0;
-  for (const v of row) {
-    n += VALUE_OVERHEAD;
-    if (typeof v === 'string') n += v.length;
-    else if (v instanceof Uint8Array) n += v.byteLength;
-  }
-  return n;
-}
-
 /** Streams the rows of `table` through `sink`; returns how many rows it sent. */
 async function streamTable(db: Database, table: CaptureTable, widest: number, opts: ImportRequest, flow: Flow): Promise<number> {
   const { key, rowid } = await keyOf(db, table);
@@ -100,11 +100,11 @@ async function streamTable(db: Database, table: CaptureTable, widest: number, op
   for (;;) {
     if (unmeasured >= 1) {
       const page = await reader.page(last, unmeasured);
-      if (page.rows.length === 0) return sent;
+      if (page.records.length === 0) return sent;
       last = page.last;
-      await flow.send(table.name, page.rows, page.rows.reduce((n, r) => n + rowBytes(r), 0));
-      sent += page.rows.length;
-      if (page.rows.length < unmeasured) return sent;
+      await flow.send({ table: table.name, records: page.records, fields: reader.fields, width: table.columns.length });
+      sent += page.records.length;
+      if (page.records.length < unmeasured) return sent;
       continue;
     }
     const measured = await reader.sizes(last, opts.batchRows);
@@ -120,8 +120,8 @@ async function streamTable(db: Database, table: CaptureTable, widest: number, op
     }
     const page = await reader.page(last, n);
     last = page.last;
-    await flow.send(table.name, page.rows, bytes);
-    sent += page.rows.length;
+    await flow.send({ table: table.name, records: page.records, fields: reader.fields, width: table.columns.length, bytes });
+    sent += page.records.length;
     if (measured.length < opts.batchRows && n === measured.length) return sent;
   }
 }

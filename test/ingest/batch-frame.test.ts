@@ -52,3 +52,18 @@ test('a malformed frame is refused, never read past its end', (t) => {
   t.throws(() => w.encode([[{}]]), /cannot be sent/, 'an object cannot be encoded');
   t.end();
 });
+
+test("records as the capture reader gives them encode like rows; only the class string's letters are sent", (t) => {
+  const fields = ['c0', 'c1', 'c2', 'c3', 'c4', 'cls'];
+  // A rowid table's key rides after the letters (pages.ts): it must not reach rigd.
+  const classes = ['itrnb9007199254740993', 'itrrb-5', 'itrtb0'];
+  const records = rows.map((r, i) => ({ cls: classes[i], c4: r[4], c3: r[3], c2: r[2], c1: r[1], c0: r[0] }));
+  const w = new FrameWriter(16);
+  const fromRecords = Buffer.from(w.encodeRecords(records, fields, 5));
+  const fromRows = Buffer.from(w.encode(rows.map((r, i) => [...r, classes[i]!.slice(0, 5)])));
+  t.ok(fromRecords.equals(fromRows), 'the same bytes as the rows with their five letters');
+  const back = decodeFrame(fromRecords, 3, 6);
+  t.deepEqual(back.map((r) => r[5]), ['itrnb', 'itrrb', 'itrtb'], 'each row ends with its five letters, the key left out');
+  t.throws(() => w.encodeRecords([{ c0: 1, cls: '' }], ['c0', 'cls'], 1), /without its classes/, 'a class string shorter than the row is refused');
+  t.end();
+});

@@ -4,14 +4,22 @@
  * for ordinary tables, WITHOUT ROWID tables by their primary key, `WHERE (k1, k2) > (?, ?) ORDER BY
  * k1, k2` (row values; no OFFSET, so every page costs the same). Each row comes with its key (to page
  * on), its values (an integer past 2^53 as its digits) and its storage classes as one string.
+ *
+ * Rows stay the objects node-sqlite3 builds (no copy into arrays): `fields` names their values in
+ * order, the class string last. Each property costs the reader its time per row, so a rowid table's
+ * key rides at the end of the class string (after its letter per column) rather than as a column.
  */
 import type sqlite3 from 'sqlite3';
 import { quoteIdent } from '../capture-store/layout.ts';
 import { all } from './handle.ts';
 
-/** A page of rows: each row's values then its class string, and the key of its last row (null: none). */
+/**
+ * A page of rows as node-sqlite3 gives them: each row's values under PageReader#fields in order, its
+ * class string last (its first `width` letters: one per column; a rowid table's key after them),
+ * and the key of its last row (null: none).
+ */
 export interface Page {
-  rows: unknown[][];
+  records: Record<string, unknown>[];
   last: unknown[] | null;
 }
 
@@ -39,6 +47,9 @@ function classesOf(columns: readonly string[]): string {
 }
 
 export class PageReader {
+  /** The properties of a page's records: c0 .. c(n-1), then cls. */
+  readonly fields: readonly string[];
+  readonly #rowid: boolean;
   readonly #from: string;
   readonly #keys: string;
   readonly #order: string;
@@ -54,13 +65,18 @@ export class PageReader {
     private readonly key: readonly string[],
     rowid: boolean,
   ) {
+    this.fields = [...columns.map((_, i) => `c${i}`), 'cls'];
+    this.#rowid = rowid;
     this.#from = `FROM main.${quoteIdent(table)}`;
-    // A rowid travels as text and back (exact beyond 2^53, where a JavaScript number is not).
-    this.#keys = rowid ? `CAST(${key[0]} AS TEXT) AS k0` : key.map((k, i) => `${k} AS k${i}`).join(', ');
+    // A rowid travels as text and back (exact beyond 2^53, where a JavaScript number is not), after
+    // the class letters; a primary key's columns as columns of their own.
+    const classes = classesOf(columns);
+    this.#keys = rowid ? '' : `${key.map((k, i) => `${k} AS k${i}`).join(', ')}, `;
     this.#order = `ORDER BY ${key.join(', ')}`;
     this.#after = rowid ? `${key[0]} > CAST(? AS INTEGER)` : `(${key.join(', ')}) > (${key.map(() => '?').join(', ')})`;
     this.#sizes = columns.map((c, i) => `octet_length(${quoteIdent(c)}) AS s${i}`).join(', ');
-    this.#values = [...columns.map((c, i) => `${exactValue(c)} AS c${i}`), `${classesOf(columns)} AS cls`].join(', ');
+    const cls = rowid ? `${classes} || CAST(${key[0]} AS TEXT)` : classes;
+    this.#values = [...columns.map((c, i) => `${exactValue(c)} AS c${i}`), `${cls} AS cls`].join(', ');
   }
 
   #where(after: unknown[] | null): string {
@@ -69,10 +85,10 @@ export class PageReader {
 
   /** Up to `n` rows after key `after` (null: from the start). */
   async page(after: unknown[] | null, n: number): Promise<Page> {
-    const got = await all<Record<string, unknown>>(this.db, `SELECT ${this.#keys}, ${this.#values} ${this.#from} ${this.#where(after)} ${this.#order} LIMIT ${Math.floor(n)}`, after ?? []);
-    const rows = got.map((r) => [...this.columns.map((_, i) => r[`c${i}`]), r.cls]);
-    const tail = got[got.length - 1];
-    return { rows, last: tail ? this.key.map((_, i) => tail[`k${i}`]) : null };
+    const records = await all<Record<string, unknown>>(this.db, `SELECT ${this.#keys}${this.#values} ${this.#from} ${this.#where(after)} ${this.#order} LIMIT ${Math.floor(n)}`, after ?? []);
+    const tail = records[records.length - 1];
+    if (!tail) return { records, last: null };
+    return { records, last: this.#rowid ? [String(tail.cls).slice(this.columns.length)] : this.key.map((_, i) => tail[`k${i}`]) };
   }
 
   /** The byte sizes of each value of up to `n` rows after key `after` (NULL: 0). */
