@@ -31,7 +31,8 @@ import { downloadTo, ObjectTooLarge, readThrough, type Downloaded } from './capt
 import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
 import type { JobInfo } from '../jobs/job.ts';
 import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
-import { errorText, type Lease } from '../jobs/store.ts';
+import { errorText } from '../jobs/store.ts';
+import type { Imported, ImportStep, ImportStepOptions } from './import-step.ts';
 import { StepTimer } from './step-timer.ts';
 
 export const CAPTURE_JOB = 'capture';
@@ -48,43 +49,6 @@ export interface CaptureProgress {
   /** Rows imported so far (reads as 0 before the import step). */
   rows?: number;
 }
-
-/** What the import step reports while it runs. */
-export interface ImportProgress {
-  rows: number;
-  bytes: number;
-}
-
-export interface ImportStepOptions {
-  /** Aborts on the job's time bound, shutdown or a lost lease: stop and throw. */
-  signal: AbortSignal;
-  /** Time left for the inspection and import, ms. */
-  timeoutMs: number;
-  /** The inspection's steps ('header', 'opened', 'quick_check', ...), then 'import'. */
-  onStep(step: string): void;
-  onProgress(progress: ImportProgress): void;
-  /** The job's claim: the import commits only while it still holds it. */
-  lease?: Lease;
-  /** When the overlapped parts of an import in the engine ended, ms from the copy's start (for the log line). */
-  onTimings?(timings: Record<string, number>): void;
-  /** Settles once the file is known to be the stored version: the import commits only after it resolves. */
-  verified?: Promise<unknown>;
-}
-
-/** What the inspection found and what the import wrote. */
-export interface Imported {
-  info: CaptureInfo;
-  tables: CaptureTableSummary[];
-}
-
-/**
- * The pipeline's inspect and import, in the capture child's sandbox: the checked temp copy `file`
- * is inspected, then its rows are written to the capture store tagged with `captureId`; resolves
- * with what the capture records. Must be idempotent (a job that died mid-import runs again). Throw
- * CaptureRejected to fail the capture for good; anything else is retried.
- */
-export type ImportStep = (file: string, captureId: number, opts: ImportStepOptions) => Promise<Imported>;
-
 
 export interface IngesterOptions {
   /** Largest capture read (storage.max_upload_size). */
@@ -160,9 +124,14 @@ export class Ingester {
       // commits only once the hash is its etag (the import's signal stops it as soon as it is not).
       const notStored = new AbortController();
       held.verified.catch(() => ((verifyFailed = true), notStored.abort()));
-      const { info, tables } = await this.#import(file, capture.id, AbortSignal.any([ctx.signal, notStored.signal]), started, (step) => report(at(step.startsWith('import') ? step : `inspect:${step}`)), (p) =>
-        report({ ...at('import', p.rows), bytes: p.bytes || held.bytes }),
-      ctx.lease, held.verified, (t) => (overlapped = t)).catch(async (err: unknown) => {
+      const { info, tables } = await this.#import(file, capture.id, started, {
+        signal: AbortSignal.any([ctx.signal, notStored.signal]),
+        onStep: (step) => report(at(step.startsWith('import') ? step : `inspect:${step}`)),
+        onProgress: (p) => report({ ...at('import', p.rows), bytes: p.bytes || held.bytes }),
+        onTimings: (t) => (overlapped = t),
+        verified: held.verified,
+        ...(ctx.lease ? { lease: ctx.lease } : {}),
+      }).catch(async (err: unknown) => {
         await held.verified; // its failure is the reason
         throw err;
       });
@@ -261,10 +230,10 @@ export class Ingester {
   }
 
   /** inspect and import: the one call site of the import step (CaptureRejected: refused for good). */
-  async #import(file: string, captureId: number, signal: AbortSignal, started: number, onStep: (step: string) => void, onProgress: (p: ImportProgress) => void, lease: Lease | undefined, verified: Promise<unknown>, onTimings: (t: Record<string, number>) => void): Promise<Imported> {
+  async #import(file: string, captureId: number, started: number, opts: Omit<ImportStepOptions, 'timeoutMs'>): Promise<Imported> {
     try {
       const timeoutMs = Math.max(1000, this.opts.jobTimeoutMs - (Date.now() - started) - RECORD_MARGIN_MS);
-      return await this.#importStep(file, captureId, { signal, timeoutMs, onStep, onProgress, onTimings, verified, ...(lease ? { lease } : {}) });
+      return await this.#importStep(file, captureId, { ...opts, timeoutMs });
     } catch (err) {
       if (err instanceof CaptureRejected) throw new Refused(err.reason, err.message);
       throw err;

@@ -5,7 +5,7 @@ import { LeaseLostError } from '../jobs/errors.ts';
 import { leaseHeldQuery } from '../jobs/store.ts';
 import type { CaptureInfo } from './capture-file.ts';
 import { importCapture } from './import.ts';
-import type { ImportStep } from './ingester.ts';
+import type { ImportStep } from './import-step.ts';
 /** The import into a capture store (importCapture: one child inspects, then streams the rows). */
 export function storeImport(store: CaptureStoreWriter, maxBytes: number): ImportStep {
   return async (file, captureId, opts) => {

@@ -10,7 +10,7 @@ import type { CaptureTableSummary } from '../../src/db/capture-store/layout.ts';
 import { CaptureRejected } from '../../src/ingest/capture-rejected.ts';
 import { CaptureWorker } from '../../src/ingest/capture-worker.ts';
 import { inspectCapture } from '../../src/ingest/capture-file.ts';
-import type { ImportStep } from '../../src/ingest/ingester.ts';
+import type { ImportStep } from '../../src/ingest/import-step.ts';
 import { silentLogger } from '../../src/log.ts';
 import { openApp, type App } from '../../src/services/app.ts';
 import { putFile, settled } from '../helpers/captures.ts';
