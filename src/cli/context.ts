@@ -85,15 +85,15 @@ export interface CaptureTools {
  */
 export async function withCaptures<T>(cmd: Command, fn: (tools: CaptureTools) => Promise<T>): Promise<T> {
   const config = await configFor(cmd);
-  const [{ openDatabase }, { createStorage }, { CaptureService }, { silentLogger }] = await Promise.all([
+  const [{ openDatabase }, { createStorage }, { CaptureService }, { quietLogger }] = await Promise.all([
     import('../db/index.ts'),
     import('../storage/index.ts'),
     import('../services/captures/service.ts'),
-    import('../log.ts'),
+    import('../log/quiet.ts'),
   ]);
   const db = await openDatabase(config.data_dir, { url: config.database.url, postgres: config.database });
   try {
-    const captures = new CaptureService(db, createStorage(config), config, silentLogger);
+    const captures = new CaptureService(db, createStorage(config), config, quietLogger);
     return await fn({ db, captures });
   } finally {
     await db.close();
