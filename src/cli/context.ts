@@ -75,6 +75,8 @@ export async function withApp<T>(cmd: Command, fn: (app: import('../services/app
 export interface CaptureTools {
   db: import('../db/index.ts').Database;
   captures: import('../services/captures/service.ts').CaptureService;
+  /** The config's data_dir (where the SQLite database is). */
+  dataDir: string;
 }
 
 /**
@@ -94,7 +96,7 @@ export async function withCaptures<T>(cmd: Command, fn: (tools: CaptureTools) =>
   const db = await openDatabase(config.data_dir, { url: config.database.url, postgres: config.database });
   try {
     const captures = new CaptureService(db, createStorage(config), config, quietLogger);
-    return await fn({ db, captures });
+    return await fn({ db, captures, dataDir: config.data_dir });
   } finally {
     await db.close();
   }
