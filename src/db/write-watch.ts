@@ -51,10 +51,11 @@ export function watchWrites(db: Database, dataDir: string, onWrite: () => void, 
 }
 
 /**
- * One commit's writes to the WAL (its frames, then the commit frame) arrive within this: a waiter
- * reads once they are in, not at their first write.
+ * Writes heard within this window end a wait once, at its end: one commit's writes to the WAL (its
+ * frames, then the commit frame) are in by then, and on a gateway whose rigs write many times a
+ * second a waiter reads at most this often (one indexed read each; its poll alone is every 50 ms).
  */
-const COMMIT_WINDOW_MS = 5;
+const COMMIT_WINDOW_MS = 10;
 
 export interface WriteWaiter {
   /** Resolves at the first write heard since the last call (right away if one was), or after `ms`. */

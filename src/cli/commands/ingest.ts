@@ -16,8 +16,8 @@ interface IngestOptions {
 
 /**
  * How often --wait reads the capture's state (one indexed read each) when no write was heard: on
- * SQLite it also reads as soon as another process commits (db/write-watch.ts), so it sees the end
- * right after rigd serve records it.
+ * SQLite it also reads within 10 ms of another process's commit (db/write-watch.ts), so it sees the
+ * end right after rigd serve records it.
  */
 const POLL_MS = 50;
 /** With --wait, say once that nothing has picked the job up after this long (is rigd serve running?). */
