@@ -71,6 +71,37 @@ export async function withApp<T>(cmd: Command, fn: (app: import('../services/app
   }
 }
 
+/** What `rigd ingest` works with: the database and the capture service, nothing else of the app. */
+export interface CaptureTools {
+  db: import('../db/index.ts').Database;
+  captures: import('../services/captures/service.ts').CaptureService;
+  /** The config's data_dir (where the SQLite database is). */
+  dataDir: string;
+}
+
+/**
+ * Opens only the database (created and migrated like openApp does), the storage driver and the
+ * capture service for one command, and always closes them: none of the app's other services (and
+ * their modules: notifications, alerts, the ingest worker and its stores) is loaded (start-up time
+ * of `rigd ingest --wait`).
+ */
+export async function withCaptures<T>(cmd: Command, fn: (tools: CaptureTools) => Promise<T>): Promise<T> {
+  const config = await configFor(cmd);
+  const [{ openDatabase }, { createStorage }, { CaptureService }, { quietLogger }] = await Promise.all([
+    import('../db/index.ts'),
+    import('../storage/index.ts'),
+    import('../services/captures/service.ts'),
+    import('../log/quiet.ts'),
+  ]);
+  const db = await openDatabase(config.data_dir, { url: config.database.url, postgres: config.database });
+  try {
+    const captures = new CaptureService(db, createStorage(config), config, quietLogger);
+    return await fn({ db, captures, dataDir: config.data_dir });
+  } finally {
+    await db.close();
+  }
+}
+
 /**
  * Runs read-only queries for one command. When the database exists and is current, they go
  * through a direct SQLite connection without loading Sequelize (start-up time of listing

@@ -3,8 +3,7 @@ import { writeWaiter } from '../../db/write-watch.ts';
 import { DomainError } from '../../errors.ts';
 import type { CaptureView } from '../../services/captures/service.ts';
 import { appendAudit, cliActor } from '../../services/audit/log.ts';
-import { withCaptures, type CaptureTools } from '../capture-tools.ts';
-import { printJson } from '../context.ts';
+import { printJson, withCaptures, type CaptureTools } from '../context.ts';
 import { terminalText } from '../terminal-text.ts';
 import { progressLine, summary } from '../views/capture-text.ts';
 
