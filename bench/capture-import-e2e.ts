@@ -11,9 +11,11 @@
 // (target <= 64 MB on a 200 MB capture), the CPU of each process over the command (rigd serve, the capture
 // child it forked and waited for, the rigd ingest command, PostgreSQL's server processes) and where rigd's time went: from the "capture imported" log
 // line of the job (queued: job created to claimed; the ingester's steps; record: the handler's end
-// to the commit of "done"; cli: the rest of the command's time: start-up, queueing, its polls, exit).
+// to the commit of "done"; cli: the rest of the command's time: start-up, queueing, its polls, exit,
+// split into start, before the job exists, and end, after the import was recorded).
 // Run by hand: npm run build && npm run bench:capture-import-e2e [-- --engine postgres]
-// Env: BENCH_SIZES (MB, default "100,200"). --engine postgres starts a throwaway cluster
+// Env: BENCH_SIZES (MB, default "100,200"); BENCH_RIGD, the bin/rigd to time (default this tree's:
+// another build's, for runs alternating two builds). --engine postgres starts a throwaway cluster
 // (bench/capture-import-pg.ts) with the server's default durability, and stops it at the end.
 import { execFile, spawn } from 'node:child_process';
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
@@ -34,6 +36,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SIZES = (process.env.BENCH_SIZES ?? '100,200').split(',').map(Number);
 const ENGINE = process.argv.includes('--engine') ? process.argv[process.argv.indexOf('--engine') + 1] : 'sqlite';
 const MB = 1_000_000;
+const RIGD = process.env.BENCH_RIGD ?? path.join(ROOT, 'bin', 'rigd');
 const run = promisify(execFile);
 
 interface Imported {
@@ -44,6 +47,8 @@ interface Imported {
   steps_ms: Record<string, number>;
   /** SQLite store: when quick_check, the bounds scan (tables) and the copy ended, ms from the copy's start (they overlap). */
   overlapped_ms?: Record<string, number>;
+  /** When rigd serve logged it (ISO): the import recorded, right before the line. */
+  time: string;
 }
 
 
@@ -61,16 +66,23 @@ async function sqliteCopy(capture: string, work: string): Promise<number> {
   return s;
 }
 
-/** "queued 0.41  download 0.00  import 2.10  record 0.02  inspect 0.52 (header 0.01, ..., quick_check 0.40)  cli 0.30" (seconds). */
-function breakdown(log: Imported, totalS: number): string {
+/**
+ * "queued 0.41  download 0.00  import 2.10  record 0.02  inspect 0.52 (header 0.01, ..., quick_check 0.40)
+ * cli 0.30 (start 0.25, end 0.05)" (seconds). The command's own time split by the log line's time: start,
+ * its start to the job's creation (start-up, queueing); end, the import recorded to its exit (the wait
+ * for the end, the last read, the output, the exit).
+ */
+function breakdown(log: Imported, totalS: number, startedAt: number, endedAt: number): string {
   const s = (ms: number) => (ms / 1000).toFixed(2);
   const steps = Object.entries(log.steps_ms);
   const inspect = steps.filter(([k]) => k.startsWith('inspect')).reduce((n, [, v]) => n + v, 0);
   const rest = steps.filter(([k]) => !k.startsWith('inspect')).map(([k, v]) => `${k} ${s(v)}`);
   const cli = totalS * 1000 - log.queued_ms - log.run_ms;
+  const end = endedAt - Date.parse(log.time);
+  const start = Date.parse(log.time) - log.run_ms - log.queued_ms - startedAt;
   const parts = steps.filter(([k]) => k.startsWith('inspect:')).map(([k, v]) => `${k.slice('inspect:'.length)} ${s(v)}`);
   const overlap = log.overlapped_ms ? `  (within import, ended after: ${Object.entries(log.overlapped_ms).map(([k, v]) => `${k} ${s(v)}`).join(', ')})` : '';
-  return `queued ${s(log.queued_ms)}  ${rest.join('  ')}  inspect ${s(inspect)} (${parts.join(', ')})  cli ${s(cli)}${overlap}`;
+  return `queued ${s(log.queued_ms)}  ${rest.join('  ')}  inspect ${s(inspect)} (${parts.join(', ')})  cli ${s(cli)} (start ${s(start)}, end ${s(end)})${overlap}`;
 }
 
 async function main(): Promise<void> {
@@ -88,7 +100,7 @@ async function main(): Promise<void> {
     RIGD_STORAGE_MAX_UPLOAD_SIZE: String(Math.max(...SIZES) * 2 * MB),
     ...(cluster ? { RIGD_DATABASE_URL: cluster.url, RIGD_CLUSTER_SINGLE_NODE: 'true' } : {}),
   };
-  const serveArgs = ['--max-semi-space-size=32', path.join(ROOT, 'bin', 'rigd'), 'serve', '--port', String(port), '--host', '127.0.0.1'];
+  const serveArgs = ['--max-semi-space-size=32', RIGD, 'serve', '--port', String(port), '--host', '127.0.0.1'];
   const serve = spawn(process.execPath, serveArgs, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const imported = new Map<number, Imported>();
   const waiters = new Map<number, (l: Imported) => void>();
@@ -129,9 +141,11 @@ async function main(): Promise<void> {
         const rigd0 = cpuParts(servingPid);
         const cli0 = cpuParts('self').reaped;
         const pg0 = cluster ? treeCpuMs(cluster.pid()) : 0;
+        const startedAt = Date.now();
         const t0 = performance.now();
-        const { stdout } = await run(process.execPath, [path.join(ROOT, 'bin', 'rigd'), 'ingest', key, '--wait', '--json', ...(force ? ['--force'] : [])], { env, maxBuffer: 16 * MB });
+        const { stdout } = await run(process.execPath, [RIGD, 'ingest', key, '--wait', '--json', ...(force ? ['--force'] : [])], { env, maxBuffer: 16 * MB });
         const rigdS = (performance.now() - t0) / 1000;
+        const endedAt = Date.now();
         clearInterval(sampler);
         const rigd1 = cpuParts(servingPid);
         const cpu = [
@@ -155,7 +169,7 @@ async function main(): Promise<void> {
             ((peak - baseline) / 1024).toFixed(1).padStart(18),
           ].join('  '),
         );
-        console.log(`         rigd's time (s): ${breakdown(log, rigdS)}`);
+        console.log(`         rigd's time (s): ${breakdown(log, rigdS, startedAt, endedAt)}`);
         console.log(`         CPU (s): ${cpu.join(', ')}`);
       }
       rmSync(file);

@@ -75,6 +75,8 @@ export async function withApp<T>(cmd: Command, fn: (app: import('../services/app
 export interface CaptureTools {
   db: import('../db/index.ts').Database;
   captures: import('../services/captures/service.ts').CaptureService;
+  /** The config's data_dir (where the SQLite database is). */
+  dataDir: string;
 }
 
 /**
@@ -85,16 +87,16 @@ export interface CaptureTools {
  */
 export async function withCaptures<T>(cmd: Command, fn: (tools: CaptureTools) => Promise<T>): Promise<T> {
   const config = await configFor(cmd);
-  const [{ openDatabase }, { createStorage }, { CaptureService }, { silentLogger }] = await Promise.all([
+  const [{ openDatabase }, { createStorage }, { CaptureService }, { quietLogger }] = await Promise.all([
     import('../db/index.ts'),
     import('../storage/index.ts'),
     import('../services/captures/service.ts'),
-    import('../log.ts'),
+    import('../log/quiet.ts'),
   ]);
   const db = await openDatabase(config.data_dir, { url: config.database.url, postgres: config.database });
   try {
-    const captures = new CaptureService(db, createStorage(config), config, silentLogger);
-    return await fn({ db, captures });
+    const captures = new CaptureService(db, createStorage(config), config, quietLogger);
+    return await fn({ db, captures, dataDir: config.data_dir });
   } finally {
     await db.close();
   }

@@ -25,8 +25,11 @@ export function runnerPollMs(db: Database): number | undefined {
   return forEngine<number | undefined>(db.dialect.name, { postgres: undefined, sqlite: SQLITE_POLL_MS });
 }
 
-/** Calls `onWrite` after writes to the SQLite database in `dataDir` (by any process); returns the stop. */
-export function watchWrites(db: Database, dataDir: string, onWrite: () => void): () => void {
+/**
+ * Calls `onWrite` after writes to the SQLite database in `dataDir` (by any process), at most once
+ * per `windowMs`; returns the stop.
+ */
+export function watchWrites(db: Database, dataDir: string, onWrite: () => void, windowMs = WAKE_EVERY_MS): () => void {
   if (forEngine(db.dialect.name, { postgres: true, sqlite: false })) return () => {};
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -35,7 +38,7 @@ export function watchWrites(db: Database, dataDir: string, onWrite: () => void):
       timer ??= setTimeout(() => {
         timer = undefined;
         onWrite();
-      }, WAKE_EVERY_MS).unref();
+      }, windowMs).unref();
     });
     watcher.on('error', () => watcher?.close());
   } catch {
@@ -44,5 +47,59 @@ export function watchWrites(db: Database, dataDir: string, onWrite: () => void):
   return () => {
     watcher?.close();
     clearTimeout(timer);
+  };
+}
+
+/**
+ * Writes heard within this window end a wait once, at its end: one commit's writes to the WAL (its
+ * frames, then the commit frame) are in by then, and on a gateway whose rigs write many times a
+ * second a waiter reads at most this often (one indexed read each; its poll alone is every 50 ms).
+ */
+const COMMIT_WINDOW_MS = 10;
+
+export interface WriteWaiter {
+  /** Resolves at the first write heard since the last call (right away if one was), or after `ms`. */
+  next(ms: number): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * For a command that waits on what another process writes (`rigd ingest --wait` on rigd serve's
+ * import): on SQLite it reads again as soon as a commit is heard instead of at its next poll; on
+ * PostgreSQL (or with no watch) `next` is the poll alone.
+ */
+export function writeWaiter(db: Database, dataDir: string): WriteWaiter {
+  let heard = false;
+  let wake: (() => void) | undefined;
+  const unwatch = watchWrites(
+    db,
+    dataDir,
+    () => {
+      heard = true;
+      wake?.();
+    },
+    COMMIT_WINDOW_MS,
+  );
+  return {
+    next(ms) {
+      if (heard) {
+        heard = false;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          heard = false;
+          resolve();
+        }
+        wake = done;
+      });
+    },
+    stop: () => {
+      unwatch();
+      wake?.();
+    },
   };
 }

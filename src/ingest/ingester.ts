@@ -34,12 +34,9 @@ import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
 import { errorText } from '../jobs/store.ts';
 import type { Imported, ImportStep, ImportStepOptions } from './import-step.ts';
 import { StepTimer } from './step-timer.ts';
+import type { CaptureJob } from './capture-job.ts';
 
-export const CAPTURE_JOB = 'capture';
-
-export interface CaptureJob {
-  captureId: number;
-}
+export { CAPTURE_JOB, type CaptureJob } from './capture-job.ts';
 
 /** A capture job's progress (the job's progress JSON): the step, bytes read, the object's size, rows imported. */
 export interface CaptureProgress {

@@ -1,6 +1,7 @@
 // `rigd ingest` opens only what queueing a capture needs: the database, the storage driver and the
 // capture service; none of the app's other services and their modules (notifications with nodemailer
-// and undici, the ingest worker and the PostgreSQL capture store, alerts) loads. The modules a real
+// and undici, the ingest worker and the PostgreSQL capture store, alerts) loads, nor what only the
+// other capture commands or rigd serve use (the ingester, the logger's pino, date-fns). The modules a real
 // `rigd ingest` process resolves are recorded by a module hook given in NODE_OPTIONS.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -42,6 +43,9 @@ export async function resolve(specifier, context, next) {
     ['the PostgreSQL capture store', /\/capture-store\/postgres-writer\.js$|\/node_modules\/pg-copy-streams\//],
     ['notifications (nodemailer, undici)', /\/node_modules\/(nodemailer|undici)\//],
     ['alerts', /\/services\/alerts\//],
+    ['the ingester', /\/ingest\/ingester\.js$/],
+    ['the logger (pino)', /\/node_modules\/pino\//],
+    ['date-fns (the listings\' time-ago)', /\/node_modules\/date-fns\//],
   ] as const) {
     const hit = loaded.find((u) => pattern.test(u));
     t.equal(hit, undefined, `not loaded: ${what}`);

@@ -8,7 +8,7 @@ import { printJson, withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
 import { parseSince } from '../since.ts';
 import { terminalText } from '../terminal-text.ts';
-import { summary } from './captures.ts';
+import { summary } from '../views/capture-text.ts';
 
 interface ReimportOptions {
   all?: boolean;

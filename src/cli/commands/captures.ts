@@ -6,7 +6,7 @@ import { UsageError } from '../fail.ts';
 import { emptyResult } from '../filter-text.ts';
 import { parseInterval } from '../interval.ts';
 import { renderTable } from '../table.ts';
-import { countOf } from '../views/capture-text.ts';
+import { summary } from '../views/capture-text.ts';
 import { printLines } from '../terminal-text.ts';
 import { timeAgo } from '../../services/time-ago.ts';
 
@@ -18,28 +18,6 @@ interface CapturesOptions {
   limit?: string;
   watch?: boolean;
   interval?: string;
-}
-
-
-export function summary(c: CaptureView): string {
-  if (c.state === 'ingested' && c.tables) {
-    const rows = c.tables.reduce((n, t) => n + t.rows, 0);
-    return `${countOf(c.tables.length, 'table')}, ${countOf(rows, 'row')}`;
-  }
-  if (c.state === 'failed' || (c.state === 'queued' && c.last_error)) return `${c.error_code ?? 'error'}: ${c.last_error ?? ''}`;
-  if (c.state === 'ingesting' && c.progress) return progressLine(c);
-  if (c.state === 'uploaded') return 'not queued (rigd ingest queues it)';
-  return '';
-}
-
-/** "download 1048576/4194304 bytes (25%)", "inspect:quick_check" or "import 120000 rows". */
-export function progressLine(c: CaptureView): string {
-  const p = c.progress;
-  if (!p) return c.state;
-  if (p.step === 'download' && p.total) return `download ${p.bytes}/${p.total} bytes (${Math.floor((p.bytes / p.total) * 100)}%)`;
-  if (p.step === 'download') return `download ${p.bytes} bytes`;
-  if (p.step === 'import') return `import ${countOf(p.rows ?? 0, 'row')}`;
-  return p.step;
 }
 
 function row(c: CaptureView, now: Date): string[] {

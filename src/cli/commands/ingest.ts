@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { writeWaiter } from '../../db/write-watch.ts';
 import { DomainError } from '../../errors.ts';
 import type { CaptureView } from '../../services/captures/service.ts';
 import { appendAudit, cliActor } from '../../services/audit/log.ts';
 import { printJson, withCaptures, type CaptureTools } from '../context.ts';
 import { terminalText } from '../terminal-text.ts';
-import { progressLine, summary } from './captures.ts';
+import { progressLine, summary } from '../views/capture-text.ts';
 
 interface IngestOptions {
   wait?: boolean;
@@ -13,7 +13,11 @@ interface IngestOptions {
   force?: boolean;
 }
 
-/** How often --wait reads the capture's state: its end is seen within this (one indexed read each). */
+/**
+ * How often --wait reads the capture's state (one indexed read each) when no write was heard: on
+ * SQLite it also reads within 10 ms of another process's commit (db/write-watch.ts), so it sees the
+ * end right after rigd serve records it.
+ */
 const POLL_MS = 50;
 /** With --wait, say once that nothing has picked the job up after this long (is rigd serve running?). */
 const HINT_AFTER_MS = 5000;
@@ -72,16 +76,21 @@ export async function ingestCommand(target: string, opts: IngestOptions, cmd: Co
     const started = Date.now();
     let last = '';
     let hinted = false;
-    while (c.state === 'queued' || c.state === 'ingesting') {
-      const line = c.state === 'queued' ? (c.last_error ? `queued (retrying after: ${summary(c)})` : 'queued') : progressLine(c);
-      if (line !== last) out(`capture ${c.id}: ${line}`);
-      last = line;
-      if (!hinted && c.state === 'queued' && c.attempts === 0 && Date.now() - started > HINT_AFTER_MS) {
-        hinted = true;
-        process.stderr.write('rigd: still waiting: rigd serve ingests queued captures; is it running on this data_dir?\n');
+    const writes = writeWaiter(app.db, app.dataDir);
+    try {
+      while (c.state === 'queued' || c.state === 'ingesting') {
+        const line = c.state === 'queued' ? (c.last_error ? `queued (retrying after: ${summary(c)})` : 'queued') : progressLine(c);
+        if (line !== last) out(`capture ${c.id}: ${line}`);
+        last = line;
+        if (!hinted && c.state === 'queued' && c.attempts === 0 && Date.now() - started > HINT_AFTER_MS) {
+          hinted = true;
+          process.stderr.write('rigd: still waiting: rigd serve ingests queued captures; is it running on this data_dir?\n');
+        }
+        await writes.next(POLL_MS);
+        c = await app.captures.get(c.id);
       }
-      await sleep(POLL_MS);
-      c = await app.captures.get(c.id);
+    } finally {
+      writes.stop();
     }
     return c;
   });

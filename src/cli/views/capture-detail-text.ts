@@ -1,9 +1,8 @@
 import type { CaptureDetail } from '../../services/captures/show.ts';
 import { shellWord } from '../../services/shell-word.ts';
-import { progressLine } from '../commands/captures.ts';
 import { renderTable } from '../table.ts';
 import { terminalText } from '../terminal-text.ts';
-import { countOf } from './capture-text.ts';
+import { countOf, progressLine } from './capture-text.ts';
 
 function indent(text: string): string {
   return text.replace(/^(?=.)/gm, '  ');

@@ -37,3 +37,25 @@ export function captureProgress(c: CaptureView): string {
   if (c.state === 'uploaded') return 'not queued (rigd ingest queues it)';
   return c.state === 'queued' ? 'waiting for rigd serve' : '';
 }
+
+/** One line on how a capture stands: its tables and rows, its error, its step or what queues it. */
+export function summary(c: CaptureView): string {
+  if (c.state === 'ingested' && c.tables) {
+    const rows = c.tables.reduce((n, t) => n + t.rows, 0);
+    return `${countOf(c.tables.length, 'table')}, ${countOf(rows, 'row')}`;
+  }
+  if (c.state === 'failed' || (c.state === 'queued' && c.last_error)) return `${c.error_code ?? 'error'}: ${c.last_error ?? ''}`;
+  if (c.state === 'ingesting' && c.progress) return progressLine(c);
+  if (c.state === 'uploaded') return 'not queued (rigd ingest queues it)';
+  return '';
+}
+
+/** "download 1048576/4194304 bytes (25%)", "inspect:quick_check" or "import 120000 rows". */
+export function progressLine(c: CaptureView): string {
+  const p = c.progress;
+  if (!p) return c.state;
+  if (p.step === 'download' && p.total) return `download ${p.bytes}/${p.total} bytes (${Math.floor((p.bytes / p.total) * 100)}%)`;
+  if (p.step === 'download') return `download ${p.bytes} bytes`;
+  if (p.step === 'import') return `import ${countOf(p.rows ?? 0, 'row')}`;
+  return p.step;
+}

@@ -13,7 +13,7 @@ import type { Upload } from '../../db/models/upload.ts';
 import { currentProjectOf } from '../../db/rigs.ts';
 import { uploadOfVersion } from '../../db/uploads.ts';
 import { InvalidInput, NotFound } from '../../errors.ts';
-import { CAPTURE_JOB, type CaptureJob } from '../../ingest/ingester.ts';
+import { CAPTURE_JOB, type CaptureJob } from '../../ingest/capture-job.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { Logger } from '../../log.ts';
 import type { ObjectStorage } from '../../storage/contract.ts';

@@ -4,7 +4,7 @@ import { jobTally } from '../../db/job-tally.ts';
 import type { Reader } from '../../db/reader.ts';
 import { CAPTURE_STATES } from '../../db/models/capture-state.ts';
 import { JOB_STATES } from '../../db/models/job.ts';
-import { CAPTURE_JOB } from '../../ingest/ingester.ts';
+import { CAPTURE_JOB } from '../../ingest/capture-job.ts';
 import type { RunOutcome } from '../../jobs/runner.ts';
 import { sharedRead } from './shared-read.ts';
 
