@@ -2,6 +2,7 @@ import type { RequestRoute } from '@hapi/hapi';
 import type { Logger as PinoLogger } from 'pino';
 import type { Address } from './client-address.ts';
 import type { VpnMode } from './ext/vpn-guard.ts';
+import type { Arrival } from './ext/request-deadline.ts';
 
 declare module '@hapi/hapi' {
   interface RouteOptionsApp {
@@ -40,5 +41,7 @@ declare module '@hapi/hapi' {
     client: Address | null;
     /** The route the request will reach (null: none), found on arrival (ext/request-context.ts). */
     route?: RequestRoute | null;
+    /** While its body may still be arriving: its link in the deadline's watch list (ext/request-deadline.ts). */
+    arrival?: Arrival;
   }
 }

@@ -9,7 +9,7 @@
  * timeout as well.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server } from '@hapi/hapi';
+import type { Request, Server } from '@hapi/hapi';
 import { EXT } from './names.ts';
 
 /** Node's own default. */
@@ -24,20 +24,86 @@ export interface DeadlineOptions {
   checkEveryMs?: number;
 }
 
+/** A request that may still be arriving: a link of the watch list (request.app.arrival). */
+export interface Arrival {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** When it began (ms since the epoch). */
+  since: number;
+  prev: Arrival | null;
+  next: Arrival | null;
+}
+
+/**
+ * The requests that may still be arriving, as a list whose removed links are cut (as node's own
+ * timer lists do), not a Map. Every report is added on arrival and removed when answered; a Map
+ * that churns like that keeps each hash table it leaves behind linked to its successor (for
+ * iterators), and once one such table had been promoted to V8's old generation, it held the next
+ * table, and through it every request, response and header string in it, alive through every
+ * young-generation collection until the next full one: each report's state was promoted, and
+ * scavenges took four times as long (docs/perf/report-path.md#garbage-per-report-measured). A
+ * removed link here points nowhere, so a promoted one keeps nothing newer alive.
+ */
+class Arrivals {
+  #head: Arrival | null = null;
+  #size = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  add(req: IncomingMessage, res: ServerResponse, since: number): Arrival {
+    const a: Arrival = { req, res, since, prev: null, next: this.#head };
+    if (this.#head) this.#head.prev = a;
+    this.#head = a;
+    this.#size++;
+    return a;
+  }
+
+  /** Unlinks `a` (once; a second call does nothing) and cuts its links. */
+  remove(a: Arrival): void {
+    if (a.prev === null && this.#head !== a) return;
+    if (a.prev) a.prev.next = a.next;
+    else this.#head = a.next;
+    if (a.next) a.next.prev = a.prev;
+    a.prev = a.next = null;
+    this.#size--;
+  }
+
+  /** Each arrival in turn; the one handed out may be removed meanwhile. */
+  *[Symbol.iterator](): Generator<Arrival> {
+    for (let a = this.#head; a !== null; ) {
+      const next = a.next;
+      yield a;
+      a = next;
+    }
+  }
+
+  clear(): void {
+    for (const a of this) this.remove(a);
+  }
+}
+
 export function registerRequestDeadline(server: Server, opts: DeadlineOptions = {}): void {
   const limitMs = opts.limitMs ?? REQUEST_TIMEOUT_MS;
   const checkEveryMs = opts.checkEveryMs ?? 30_000;
   server.listener.requestTimeout = 0;
-  /** Requests that may still be arriving, with the time each began and its response. */
-  const arriving = new Map<IncomingMessage, { since: number; res: ServerResponse }>();
+  const arriving = new Arrivals();
   let timer: NodeJS.Timeout | null = null;
+  const forget = (request: Request) => {
+    const a = request.app.arrival;
+    if (!a) return;
+    arriving.remove(a);
+    request.app.arrival = undefined;
+  };
 
   const check = () => {
     const cutoff = Date.now() - limitMs;
-    for (const [req, { since, res }] of arriving) {
-      if (req.complete || req.destroyed) arriving.delete(req);
+    for (const a of arriving) {
+      const { req, res, since } = a;
+      if (req.complete || req.destroyed) arriving.remove(a);
       else if (since <= cutoff) {
-        arriving.delete(req);
+        arriving.remove(a);
         const { socket } = req;
         if (!res.headersSent && socket.writable) socket.end(TIMED_OUT, () => socket.destroy());
         else socket.destroy();
@@ -54,7 +120,7 @@ export function registerRequestDeadline(server: Server, opts: DeadlineOptions = 
     (request, h) => {
       const { req, res } = request.raw;
       if (!req.complete) {
-        arriving.set(req, { since: request.info.received, res });
+        request.app.arrival = arriving.add(req, res, request.info.received);
         timer ??= setInterval(check, checkEveryMs).unref();
       }
       return h.continue;
@@ -63,12 +129,12 @@ export function registerRequestDeadline(server: Server, opts: DeadlineOptions = 
   );
   // Routing is done here: an upload route's request is no longer this bound's business.
   server.ext('onPreAuth', (request, h) => {
-    if (request.route.settings.app?.upload) arriving.delete(request.raw.req);
+    if (request.route.settings.app?.upload) forget(request);
     return h.continue;
   });
   // A body that arrived whole no longer needs watching; one still arriving after the answer stays bounded.
   server.events.on('response', (request) => {
-    if (request.raw.req.complete) arriving.delete(request.raw.req);
+    if (request.raw.req.complete) forget(request);
   });
   server.events.on('stop', () => {
     if (timer) clearInterval(timer);
