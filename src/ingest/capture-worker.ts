@@ -11,7 +11,8 @@ import type { ObjectStorage } from '../storage/contract.ts';
 import { openStoreWriter, type CaptureStoreWriter } from '../db/capture-store/index.ts';
 import { runnerPollMs, watchWrites } from '../db/write-watch.ts';
 import type { ImportStep } from './import-step.ts';
-import { CAPTURE_JOB, Ingester, type CaptureJob } from './ingester.ts';
+import { CAPTURE_JOB, type CaptureJob } from './capture-job.ts';
+import { Ingester } from './ingester.ts';
 import { storeImport } from './store-import.ts';
 import { JobRunner, type RunnerLogger, type RunnerOptions } from '../jobs/runner.ts';
 

@@ -36,8 +36,6 @@ import type { Imported, ImportStep, ImportStepOptions } from './import-step.ts';
 import { StepTimer } from './step-timer.ts';
 import type { CaptureJob } from './capture-job.ts';
 
-export { CAPTURE_JOB, type CaptureJob } from './capture-job.ts';
-
 /** A capture job's progress (the job's progress JSON): the step, bytes read, the object's size, rows imported. */
 export interface CaptureProgress {
   step: string;

@@ -3,7 +3,7 @@
 // on SQLite. The runner here polls every 10 minutes: only a wake-up can start the job within the bound.
 import test from 'tape';
 import { CaptureWorker } from '../../src/ingest/capture-worker.ts';
-import { CAPTURE_JOB } from '../../src/ingest/ingester.ts';
+import { CAPTURE_JOB } from '../../src/ingest/capture-job.ts';
 import { getJob } from '../../src/jobs/read.ts';
 import { silentLogger } from '../../src/log.ts';
 import { openApp } from '../../src/services/app.ts';
