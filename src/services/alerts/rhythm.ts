@@ -1,5 +1,5 @@
 import type { Database } from '../../db/index.ts';
-import { newestReportTimes, rigsDueForRhythm, storeRhythm } from '../../db/rig-rhythm.ts';
+import { rigsDueForRhythm, storeRhythms } from '../../db/rig-rhythm.ts';
 
 /** Intervals a rhythm is learned from: the median of a rig's last RHYTHM_INTERVALS. */
 export const RHYTHM_INTERVALS = 20;
@@ -24,16 +24,14 @@ export function medianInterval(newestFirst: Date[]): { interval_s: number | null
 }
 
 /**
- * Learns the rhythm of the rigs that reported since it was last learned: a few index lookups of
- * their newest reports (never a scan of the history), stored on their rows in one write.
+ * Learns the rhythm of the rigs that reported since it was last learned: one read of their newest
+ * reports (an index lookup each, never a scan of the history) and one write that stores them all.
  * Returns how many rigs it refreshed.
  */
 export async function refreshRhythms(db: Database, limit = RHYTHM_BATCH): Promise<number> {
-  const ids = await rigsDueForRhythm(db, limit);
-  if (ids.length === 0) return 0;
-  const learned = await Promise.all(ids.map(async (id) => ({ id, ...medianInterval(await newestReportTimes(db, id, RHYTHM_INTERVALS + 1)) })));
-  await db.writes.run(async (t) => {
-    for (const r of learned) await storeRhythm(db, r.id, r.interval_s, r.intervals, t);
-  });
-  return ids.length;
+  const due = await rigsDueForRhythm(db, limit, RHYTHM_INTERVALS + 1);
+  if (due.length === 0) return 0;
+  const learned = due.map((r) => ({ id: r.id, ...medianInterval(r.newestFirst) }));
+  await db.writes.run((t) => storeRhythms(db, learned, t));
+  return due.length;
 }
