@@ -20,7 +20,7 @@ export const STORE_PRAGMAS = [
   'PRAGMA synchronous = NORMAL',
   `PRAGMA busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`,
   'PRAGMA trusted_schema = OFF',
-  // A 16 MiB page cache: a large import spills to the WAL instead of growing rigd's memory.
+  // A 4 MiB page cache: a large import spills to the WAL instead of growing rigd's memory.
   'PRAGMA cache_size = -4096',
   'PRAGMA cache_spill = ON',
   // After a checkpoint, a WAL that a large import grew is cut back to 64 MiB.
