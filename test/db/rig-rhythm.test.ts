@@ -6,6 +6,7 @@ import { openDatabase } from '../../src/db/index.ts';
 import { storeRigReports, type ReportRow } from '../../src/db/rigs.ts';
 import { refreshRhythms, RHYTHM_BATCH, RHYTHM_INTERVALS } from '../../src/services/alerts/rhythm.ts';
 import { withDb } from '../helpers/dialect.ts';
+import { recordStatements } from '../helpers/statements.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const T0 = Date.parse('2026-11-01T00:00:00Z');
@@ -27,12 +28,11 @@ test('rhythms: each rig its own median interval, up to its last report; one read
     for (const id of many) for (let k = 0; k < 3; k++) rows.push(report(id, T0 + k * 30_000));
     for (let i = 0; i < rows.length; i += 500) await db.writes.run((tx) => storeRigReports(db, rows.slice(i, i + 500), tx));
 
-    const statements: string[] = [];
-    db.sequelize.options.logging = (sql: string) => void statements.push(sql);
+    const { statements, stop } = recordStatements(db.sequelize);
     const first = await refreshRhythms(db);
     const second = await refreshRhythms(db);
     const third = await refreshRhythms(db);
-    db.sequelize.options.logging = false;
+    stop();
     t.equal(first, RHYTHM_BATCH, `the first sweep refreshes at most ${RHYTHM_BATCH} rigs`);
     t.equal(first + second, 603, 'the second sweep refreshes the rest');
     t.equal(third, 0, 'then none is due');
