@@ -5,6 +5,8 @@
  */
 import { Op } from 'sequelize';
 import { dbTime } from './clock.ts';
+import { forEngine } from './dialect/engine.ts';
+import { sqlTime } from './stored-time.ts';
 import type { Database } from './index.ts';
 import type { Upload, UploadState } from './models/upload.ts';
 import type { Reader } from './reader.ts';
@@ -78,14 +80,25 @@ export function newestUploads(db: Database, q: { state?: UploadState; limit: num
   return db.models.Upload.findAll({ where: q.state ? { state: q.state } : {}, order: [['id', 'DESC']], limit: q.limit });
 }
 
-/** Bytes seen so far by uploads still reserved, all in one transaction. */
+/**
+ * Bytes seen so far by uploads still reserved, all in one statement: the writer is held for one
+ * statement however many uploads are in flight, not one per upload.
+ */
 export async function saveBytesSeen(db: Database, rows: readonly (readonly [id: number, bytes: number])[]): Promise<void> {
-  const { Upload } = db.models;
-  await db.writes.run(async (t) => {
-    for (const [id, bytes] of rows) {
-      await Upload.update({ bytes_seen: bytes, updated_at: dbTime(db.sequelize) }, { where: { id, state: 'reserved' }, transaction: t, silent: true });
-    }
+  if (rows.length === 0) return;
+  const [sql, now] = forEngine(db.dialect.name, {
+    sqlite: [
+      `UPDATE uploads SET bytes_seen = json_extract(v.value, '$[1]'), updated_at = ?
+        FROM json_each(?) AS v WHERE uploads.id = json_extract(v.value, '$[0]') AND uploads.state = 'reserved'`,
+      [sqlTime(new Date())],
+    ],
+    postgres: [
+      `UPDATE uploads SET bytes_seen = (v.value ->> 1)::bigint, updated_at = now()
+        FROM json_array_elements(?::json) AS v WHERE uploads.id = (v.value ->> 0)::integer AND uploads.state = 'reserved'`,
+      [],
+    ],
   });
+  await db.writes.run((t) => db.sequelize.query(sql, { replacements: [...now, JSON.stringify(rows)], transaction: t }));
 }
 
 /** Marks reservations whose URL expired by `now` expired, except those in `inFlight` (a PUT still running). Returns how many. */
