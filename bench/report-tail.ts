@@ -6,7 +6,8 @@
 // (bench/serve/baseline-server.ts) runs in a process of its own. The client, autocannon with 100
 // connections over 1,000 rig ids and the seed's report body, runs in a rig network namespace
 // (10.144.46.0/24) against both. Printed: req/s, p50/p99, errors, the ratio, history rows == 2xx,
-// rigd's event-loop delay and COMMIT times from its /metrics, the machine's load, the command lines.
+// rigd's event-loop delay and COMMIT times from its /metrics, CPU per request (rigd's main thread
+// apart) and rigd's RSS, the machine's load, the command lines.
 // One config key is set beside the defaults: rigs.new_ids_per_address_per_hour (100 by default; the
 // run registers 1,000 rig ids from one address).
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 100), BENCH_RIGS (default 1000),
@@ -23,7 +24,7 @@ import { engineFlag, openEngine } from './serve/engine.ts';
 import { failures, loadRun, type LoadSpec } from './serve/load.ts';
 import { startRigd } from './serve/rigd.ts';
 import { countReports, settledCount } from './serve/rows.ts';
-import { cpuMs, servePid } from './serve/cpu.ts';
+import { cpuMs, rssMiB, servePid, threadCpuMs } from './serve/cpu.ts';
 import { delta } from './tail/probes.ts';
 import { renderTable, type Check } from './tail/table.ts';
 
@@ -79,8 +80,15 @@ try {
   // rows can be compared exactly with the 2xx answers (each "Ok" waits for its row's commit).
   const amount = Math.max(1000, Math.min(500_000, Math.round(warm.rps * DURATION)));
   const rigdCpu0 = cpuMs(rigdPid);
+  const mainCpu0 = cpuMs(rigdPid, rigdPid);
+  const threads0 = threadCpuMs(rigdPid);
+  const started = performance.now();
   const r = await loadRun(spec, rigdUrl, `n${amount}`);
+  const wallMs = performance.now() - started;
   const rigdCpu = cpuMs(rigdPid) - rigdCpu0;
+  const mainCpu = cpuMs(rigdPid, rigdPid) - mainCpu0;
+  const rss = rssMiB(rigdPid);
+  const threads = [...threadCpuMs(rigdPid)].map(([tid, th]) => ({ ...th, tid, ms: th.ms - (threads0.get(tid)?.ms ?? 0) })).filter((th) => th.ms > 0);
   const after = await metrics();
   const rows = (await countReports(dataDir, db.url)) - rowsBefore;
   const ratio = r.rps / b.rps;
@@ -101,6 +109,10 @@ try {
   );
   const perRequest = (cpu: number, run: typeof r) => Math.round((cpu * 1000) / (run.ok + run.non2xx || 1));
   process.stdout.write(`CPU per request (user + system): rigd ${perRequest(rigdCpu, r)} µs, bare ${perRequest(bareCpu, b)} µs\n`);
+  process.stdout.write(`rigd's main thread: ${perRequest(mainCpu, r)} µs per request, busy ${Math.round((100 * mainCpu) / wallMs)} % of the run; rigd's RSS ${rss.now} MiB at the end, peak ${rss.peak} MiB\n`);
+  // Thread names say little on node 20 (most are "node"): the main thread, then the others by CPU.
+  const others = threads.filter((th) => th.tid !== rigdPid).sort((a, b) => b.ms - a.ms);
+  process.stdout.write(`rigd's threads, µs per request: main ${perRequest(mainCpu, r)}; the others ${others.slice(0, 6).map((th) => `${th.name} ${perRequest(th.ms, r)}`).join(', ')}\n`);
   process.stdout.write(`load average: ${load0} at the start, ${loads()} at the end\n`);
   process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
 } finally {
