@@ -2,10 +2,11 @@
  * pages.ts on PostgreSQL. Exports share a few store connections (at most PG_SHARED per database; pg
  * runs one query at a time on each, in order): an export's row list is a WITH HOLD cursor on its
  * connection (a few numbers per row, kept by the server), its values are read by ctid, a large value
- * on its own by ctid. A connection is closed as soon as no export uses it. Store columns are jsonb
+ * on its own by ctid, a part of LARGE_PART bytes at a time (large()). A connection is closed as soon as no export uses it. Store columns are jsonb
  * (pg-values.ts), read as their text so that each value keeps its class; the typed columns of a legacy
  * table (bytea, text, bigint, double precision) are read as they are.
  */
+import { StringDecoder } from 'node:string_decoder';
 import type pg from 'pg';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
 import { SharedHandles } from './shared-handles.ts';
@@ -22,6 +23,11 @@ export const EXPORT_APPLICATION = 'rigd capture export';
 
 /** Store connections exports share per database (each runs its queries one at a time, in order). */
 const PG_SHARED = 2;
+
+/** Bytes of a large value read per query (pg holds one whole message in one buffer: a part, never the value). */
+const LARGE_PART = 1024 * 1024;
+/** Parts per round trip (the pool of shared connections is busy: fewer, larger round trips). */
+const LARGE_PARTS = 4;
 
 const shared = new Map<string, SharedHandles<pg.Client>>();
 let cursors = 0;
@@ -119,17 +125,42 @@ class PgPages implements TablePages {
     });
   }
 
+  /**
+   * A large value in parts of LARGE_PART bytes: a WITH HOLD cursor holds one copy of the value's bytes
+   * (read and detoasted once, kept by the server) and gives a part per FETCH, so that rigd never holds
+   * more than one part of it (and pg's reader never grows its buffer past one part). Texts come as
+   * bytes and are decoded here (a part may end inside a character); base64 texts are ASCII.
+   */
   async *large(value: LargeValue): AsyncGenerator<Buffer | string> {
     if (this.#closed) throw new Error('the export was closed');
     const source = this.reads[value.column]?.source[value.large];
     if (!source) throw new Error(`no large value in column ${value.column}`);
-    const { rows } = await this.client.query<{ p: Buffer | string | null }>(`SELECT ${source} AS p FROM ${this.table} WHERE ctid = $1::tid AND ${quoteIdent(CAPTURE_ID_COLUMN)} = $2`, [
-      value.row,
-      this.captureId,
-    ]);
-    const p = rows[0]?.p;
-    if (p === null || p === undefined) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
-    yield p;
+    const ascii = value.large === 'base64' || value.large === 'base64text';
+    const bytes = value.large === 'blob' ? source : `convert_to(${source}, 'UTF8')`;
+    const part = `substring(v.b FROM g * ${LARGE_PART} + 1 FOR ${LARGE_PART})`;
+    const cursor = `rigd_large_${process.pid}_${++cursors}`;
+    await this.client.query(
+      `DECLARE ${cursor} NO SCROLL CURSOR WITH HOLD FOR WITH v AS MATERIALIZED (SELECT ${bytes} AS b FROM ${this.table} WHERE ctid = $1::tid AND ${quoteIdent(CAPTURE_ID_COLUMN)} = $2) ` +
+        `SELECT g, ${ascii ? `convert_from(${part}, 'UTF8')` : part} AS p FROM v, generate_series(0, (octet_length(v.b) - 1) / ${LARGE_PART}) AS g`,
+      [value.row, this.captureId],
+    );
+    const text = value.large === 'text' ? new StringDecoder('utf8') : null;
+    try {
+      for (let at = 0; ; ) {
+        if (this.#closed) throw new Error('the export was closed');
+        const { rows } = await this.client.query<{ g: number; p: Buffer | string }>(`FETCH ${LARGE_PARTS} FROM ${cursor}`);
+        if (at === 0 && rows.length === 0) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
+        for (const row of rows) {
+          if (Number(row.g) !== at) throw new Error(`part ${row.g} of a large value came instead of part ${at}`);
+          at += 1;
+          yield text ? text.write(row.p as Buffer) : row.p;
+        }
+        if (rows.length < LARGE_PARTS) break;
+      }
+      if (text) yield text.end();
+    } finally {
+      if (!this.#closed) await this.client.query(`CLOSE ${cursor}`).catch(() => undefined);
+    }
   }
 
   async close(): Promise<void> {

@@ -110,8 +110,10 @@ async function* pieces(pages: TablePages, columns: string[], format: ExportForma
   const [open, sep, end] = format === 'csv' ? ['', ',', '\r\n'] : ['{', ',', '}\n'];
   const prefix = (i: number) => (format === 'csv' ? '' : keys[i]!);
   let chunk = format === 'csv' ? `${columns.map((c) => csvField(c)).join(',')}\r\n` : '';
-  for (let page = await pages.next(); page; page = await pages.next()) {
-    for (const row of page as PageCell[][]) {
+  for (;;) {
+    let page: PageCell[][] | null = await pages.next();
+    if (!page) break;
+    for (const row of page) {
       chunk += open;
       for (let i = 0; i < row.length; i++) {
         const cell = row[i]!;
@@ -131,6 +133,12 @@ async function* pieces(pages: TablePages, columns: string[], format: ExportForma
         chunk = '';
       }
     }
+    // Nothing of a page outlives it: its text goes out before the next page is read and its rows are
+    // let go first (a slow client keeps this generator waiting at the yield; the next page of an
+    // export waits behind other exports' queries), so that what a page held dies young.
+    page = null;
+    if (chunk) yield chunk;
+    chunk = '';
   }
   if (chunk) yield chunk;
 }
