@@ -56,6 +56,8 @@ export interface TablePages {
   next(): Promise<PageCell[][] | null>;
   /** A large value of the last page, in chunks: bytes (Buffer) of a blob, strings of a text or of a blob's base64. */
   large(value: LargeValue): AsyncIterable<Buffer | string>;
+  /** Most bytes one large value holds in rigd's memory while it is read (absent: the whole value). */
+  readonly largeHeld?: number;
   /** Idempotent; releases the store handle at once. */
   close(): Promise<void>;
 }

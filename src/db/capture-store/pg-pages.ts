@@ -26,8 +26,8 @@ const PG_SHARED = 2;
 
 /** Bytes of a large value read per query (pg holds one whole message in one buffer: a part, never the value). */
 const LARGE_PART = 1024 * 1024;
-/** Parts per round trip (the pool of shared connections is busy: fewer, larger round trips). */
-const LARGE_PARTS = 4;
+/** Parts per round trip (the connections exports share are busy: fewer, larger round trips). */
+const LARGE_PARTS = 2;
 
 const shared = new Map<string, SharedHandles<pg.Client>>();
 let cursors = 0;
@@ -90,6 +90,8 @@ class PgPages implements TablePages {
   readonly #ahead: RowRef[] = [];
   #done = false;
   #closed = false;
+  /** A round trip's parts, as strings (two bytes a character at most) or a text's bytes and their hex. */
+  readonly largeHeld = 2 * LARGE_PARTS * LARGE_PART;
 
   constructor(
     private readonly release: () => Promise<void>,

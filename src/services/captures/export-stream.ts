@@ -72,7 +72,8 @@ async function* largeText(pages: TablePages, v: LargeValue, format: ExportFormat
   const text = v.large === 'text' || v.large === 'base64text';
   const quoted = text || format === 'ndjson';
   const escape = (piece: string) => (format === 'csv' ? piece.replaceAll('"', '""') : JSON.stringify(piece).slice(1, -1));
-  const release = await budget.take(weight(v));
+  // A store that reads a value in parts holds no more than its parts.
+  const release = await budget.take(Math.min(weight(v), pages.largeHeld ?? Infinity));
   try {
     if (quoted) yield '"';
     let carry = Buffer.alloc(0);
