@@ -2,6 +2,8 @@
 // yet byte for byte as stored (CSV and NDJSON), pages are bounded by bytes as well as rows, a page
 // is read only when the consumer took the previous one, and a stream destroyed mid-way releases its
 // store handle at once.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import test from 'tape';
 import { openTablePages, type PageOptions, type TablePages } from '../../../src/db/capture-store/pages.ts';
 import { ExportStream } from '../../../src/services/captures/export-stream.ts';
@@ -123,6 +125,31 @@ test('backpressure: a page is read only when the consumer took the previous one'
   stream.resume();
   await text(stream);
   t.ok(reads >= 20, `read to the end: ${reads} pages`);
+});
+
+test('a paused export holds the bytes made for its client, not the rows of its pages', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const real = (await openTablePages(s.config.data_dir, url(), 'many', ['i', 's'], id, PAGING))!;
+  const read: WeakRef<object>[] = [];
+  const watched: TablePages = {
+    next: async () => {
+      const page = await real.next();
+      if (page) read.push(new WeakRef(page));
+      return page;
+    },
+    large: (v) => real.large(v),
+    close: () => real.close(),
+  };
+  const stream = new ExportStream(watched, ['i', 's'], 'csv');
+  await new Promise<void>((resolve) => stream.once('data', () => (stream.pause(), resolve())));
+  await new Promise((r) => setTimeout(r, 100));
+  gc();
+  await new Promise((r) => setImmediate(r));
+  gc();
+  t.ok(read.length >= 1, `${read.length} page(s) read before the client paused`);
+  t.deepEqual(read.map((r) => (r.deref() ? 'held' : 'gone')), read.map(() => 'gone'), 'no page of rows is held while the client does not read');
+  stream.destroy();
 });
 
 test('a stream destroyed mid-way releases its store handle at once', async (t) => {
