@@ -90,7 +90,7 @@ class PgPages implements TablePages {
   readonly #ahead: RowRef[] = [];
   #done = false;
   #closed = false;
-  /** A round trip's parts, as strings (two bytes a character at most) or a text's bytes and their hex. */
+  /** Two round trips' parts (large()): 4 MiB of a blob's base64; a text's parts may take up to twice that. */
   readonly largeHeld = 2 * LARGE_PARTS * LARGE_PART;
 
   constructor(
@@ -129,9 +129,10 @@ class PgPages implements TablePages {
 
   /**
    * A large value in parts of LARGE_PART bytes: a WITH HOLD cursor holds one copy of the value's bytes
-   * (read and detoasted once, kept by the server) and gives a part per FETCH, so that rigd never holds
-   * more than one part of it (and pg's reader never grows its buffer past one part). Texts come as
-   * bytes and are decoded here (a part may end inside a character); base64 texts are ASCII.
+   * (read and detoasted once, kept by the server) and gives LARGE_PARTS parts per FETCH, the next FETCH
+   * queued while the last one's parts go out: rigd holds two round trips' parts of a value, never the
+   * value (and pg's reader never grows its buffer past one part). Texts come as bytes and are decoded
+   * here (a part may end inside a character); base64 texts are ASCII.
    */
   async *large(value: LargeValue): AsyncGenerator<Buffer | string> {
     if (this.#closed) throw new Error('the export was closed');
@@ -147,20 +148,30 @@ class PgPages implements TablePages {
       [value.row, this.captureId],
     );
     const text = value.large === 'text' ? new StringDecoder('utf8') : null;
+    const fetch = () => {
+      const rows = this.client.query<{ g: number; p: Buffer | string }>(`FETCH ${LARGE_PARTS} FROM ${cursor}`).then((r) => r.rows);
+      // Handled where it is awaited (or in finally): never an unhandled rejection meanwhile.
+      rows.catch(() => undefined);
+      return rows;
+    };
+    let next: ReturnType<typeof fetch> | null = fetch();
     try {
-      for (let at = 0; ; ) {
+      for (let at = 0; next; ) {
+        const rows: { g: number; p: Buffer | string }[] = await next;
         if (this.#closed) throw new Error('the export was closed');
-        const { rows } = await this.client.query<{ g: number; p: Buffer | string }>(`FETCH ${LARGE_PARTS} FROM ${cursor}`);
+        // The next round trip waits its turn on the shared connection while these parts go out.
+        next = rows.length === LARGE_PARTS ? fetch() : null;
         if (at === 0 && rows.length === 0) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
         for (const row of rows) {
           if (Number(row.g) !== at) throw new Error(`part ${row.g} of a large value came instead of part ${at}`);
           at += 1;
           yield text ? text.write(row.p as Buffer) : row.p;
         }
-        if (rows.length < LARGE_PARTS) break;
       }
       if (text) yield text.end();
     } finally {
+      // A round trip under way ends first (the connection runs its queries in order), then the cursor goes.
+      if (next) await next.catch(() => undefined);
       if (!this.#closed) await this.client.query(`CLOSE ${cursor}`).catch(() => undefined);
     }
   }
