@@ -140,9 +140,10 @@ class PgPages implements TablePages {
    * A large value in parts of LARGE_PART bytes: a WITH HOLD cursor holds one copy of the value's bytes
    * (read and detoasted once, kept by the server) and gives LARGE_PARTS parts per FETCH, the next FETCH
    * under way while the last one's parts go out, on a connection of their own (PG_LARGE, shared by
-   * large values only: their round trips do not wait behind hundreds of page reads): rigd holds two round trips' parts of a value, never the
-   * value (and pg's reader never grows its buffer past one part). Texts come as bytes and are decoded
-   * here (a part may end inside a character); base64 texts are ASCII.
+   * large values only: their round trips do not wait behind hundreds of page reads). rigd holds two
+   * round trips' parts of a value, never the value (and pg's reader never grows its buffer past one
+   * part). Texts come as bytes and are decoded here (a part may end inside a character); base64 texts
+   * are ASCII.
    */
   async *large(value: LargeValue): AsyncGenerator<Buffer | string> {
     if (this.#closed) throw new Error('the export was closed');
