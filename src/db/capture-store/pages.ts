@@ -3,8 +3,9 @@
  * (services/captures/export.ts). A page holds at most `pageRows` rows and about `pageBytes` bytes of
  * values; a text or blob value longer than `largeBytes` is not in the page at all but named by a
  * LargeValue, read on its own when its turn comes (large()): the caller bounds how many large values
- * are in memory at once (SQLite's driver has no incremental blob reads, and PostgreSQL detoasts a
- * whole value for any part of it, so reading one in parts would cost a whole read per part).
+ * are read at once. SQLite's driver has no incremental blob reads: a child process reads the value
+ * and rigd passes its output on. PostgreSQL detoasts a whole value for any part of it: a cursor reads
+ * it once and hands it over a part (1 MiB) per round trip, so rigd holds a part, never the value.
  *
  * Pages follow insertion order. First a list of the rows (their rowid or ctid and the lengths of their
  * values, a few numbers each) is read ahead; each page then takes as many of them as fit in its
@@ -55,6 +56,8 @@ export interface TablePages {
   next(): Promise<PageCell[][] | null>;
   /** A large value of the last page, in chunks: bytes (Buffer) of a blob, strings of a text or of a blob's base64. */
   large(value: LargeValue): AsyncIterable<Buffer | string>;
+  /** Most bytes one large value holds in rigd's memory while it is read (absent: the whole value). */
+  readonly largeHeld?: number;
   /** Idempotent; releases the store handle at once. */
   close(): Promise<void>;
 }

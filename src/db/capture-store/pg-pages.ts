@@ -2,10 +2,12 @@
  * pages.ts on PostgreSQL. Exports share a few store connections (at most PG_SHARED per database; pg
  * runs one query at a time on each, in order): an export's row list is a WITH HOLD cursor on its
  * connection (a few numbers per row, kept by the server), its values are read by ctid, a large value
- * on its own by ctid. A connection is closed as soon as no export uses it. Store columns are jsonb
+ * on its own by ctid, a part of LARGE_PART bytes at a time (large()), on a connection large values
+ * share (PG_LARGE). A connection is closed as soon as no export uses it. Store columns are jsonb
  * (pg-values.ts), read as their text so that each value keeps its class; the typed columns of a legacy
  * table (bytea, text, bigint, double precision) are read as they are.
  */
+import { StringDecoder } from 'node:string_decoder';
 import type pg from 'pg';
 import { CAPTURE_ID_COLUMN, quoteIdent } from './layout.ts';
 import { SharedHandles } from './shared-handles.ts';
@@ -23,14 +25,25 @@ export const EXPORT_APPLICATION = 'rigd capture export';
 /** Store connections exports share per database (each runs its queries one at a time, in order). */
 const PG_SHARED = 2;
 
+/** Bytes of a large value read per query (pg holds one whole message in one buffer: a part, never the value). */
+const LARGE_PART = 1024 * 1024;
+/** Parts per round trip (the connections exports share are busy: fewer, larger round trips). */
+const LARGE_PARTS = 2;
+
 const shared = new Map<string, SharedHandles<pg.Client>>();
 let cursors = 0;
 
-function share(url: string): Promise<{ handle: pg.Client; release: () => Promise<void> }> {
-  let handles = shared.get(url);
+/** Store connections per database that large values' parts are read on, apart from the page reads. */
+const PG_LARGE = 1;
+const sharedLarge = new Map<string, SharedHandles<pg.Client>>();
+
+type Share = () => Promise<{ handle: pg.Client; release: () => Promise<void> }>;
+
+function share(url: string, from = shared, max = PG_SHARED): ReturnType<Share> {
+  let handles = from.get(url);
   if (!handles) {
-    handles = new SharedHandles(() => connectStore(url, EXPORT_APPLICATION), (c) => c.end(), PG_SHARED);
-    shared.set(url, handles);
+    handles = new SharedHandles(() => connectStore(url, EXPORT_APPLICATION), (c) => c.end(), max);
+    from.set(url, handles);
   }
   return handles.acquire();
 }
@@ -84,10 +97,14 @@ class PgPages implements TablePages {
   readonly #ahead: RowRef[] = [];
   #done = false;
   #closed = false;
+  /** Two round trips' parts (large()): 4 MiB of a blob's base64; a text's parts may take up to twice that. */
+  readonly largeHeld = 2 * LARGE_PARTS * LARGE_PART;
 
   constructor(
     private readonly release: () => Promise<void>,
     private readonly client: pg.Client,
+    /** A share of a connection for large values' parts (their round trips do not wait behind page reads). */
+    private readonly shareLarge: Share,
     private readonly cursor: string,
     private readonly table: string,
     private readonly reads: ColumnRead[],
@@ -119,17 +136,58 @@ class PgPages implements TablePages {
     });
   }
 
+  /**
+   * A large value in parts of LARGE_PART bytes: a WITH HOLD cursor holds one copy of the value's bytes
+   * (read and detoasted once, kept by the server) and gives LARGE_PARTS parts per FETCH, the next FETCH
+   * under way while the last one's parts go out, on a connection of their own (PG_LARGE, shared by
+   * large values only: their round trips do not wait behind hundreds of page reads). rigd holds two
+   * round trips' parts of a value, never the value (and pg's reader never grows its buffer past one
+   * part). Texts come as bytes and are decoded here (a part may end inside a character); base64 texts
+   * are ASCII.
+   */
   async *large(value: LargeValue): AsyncGenerator<Buffer | string> {
     if (this.#closed) throw new Error('the export was closed');
     const source = this.reads[value.column]?.source[value.large];
     if (!source) throw new Error(`no large value in column ${value.column}`);
-    const { rows } = await this.client.query<{ p: Buffer | string | null }>(`SELECT ${source} AS p FROM ${this.table} WHERE ctid = $1::tid AND ${quoteIdent(CAPTURE_ID_COLUMN)} = $2`, [
-      value.row,
-      this.captureId,
-    ]);
-    const p = rows[0]?.p;
-    if (p === null || p === undefined) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
-    yield p;
+    const ascii = value.large === 'base64' || value.large === 'base64text';
+    const bytes = value.large === 'blob' ? source : `convert_to(${source}, 'UTF8')`;
+    const part = `substring(v.b FROM g * ${LARGE_PART} + 1 FOR ${LARGE_PART})`;
+    const cursor = `rigd_large_${process.pid}_${++cursors}`;
+    const { handle: client, release } = await this.shareLarge();
+    let next: Promise<{ g: number; p: Buffer | string }[]> | null = null;
+    try {
+      await client.query(
+        `DECLARE ${cursor} NO SCROLL CURSOR WITH HOLD FOR WITH v AS MATERIALIZED (SELECT ${bytes} AS b FROM ${this.table} WHERE ctid = $1::tid AND ${quoteIdent(CAPTURE_ID_COLUMN)} = $2) ` +
+          `SELECT g, ${ascii ? `convert_from(${part}, 'UTF8')` : part} AS p FROM v, generate_series(0, (octet_length(v.b) - 1) / ${LARGE_PART}) AS g`,
+        [value.row, this.captureId],
+      );
+      const text = value.large === 'text' ? new StringDecoder('utf8') : null;
+      const fetch = () => {
+        const rows = client.query<{ g: number; p: Buffer | string }>(`FETCH ${LARGE_PARTS} FROM ${cursor}`).then((r) => r.rows);
+        // Handled where it is awaited (or in finally): never an unhandled rejection meanwhile.
+        rows.catch(() => undefined);
+        return rows;
+      };
+      next = fetch();
+      for (let at = 0; next; ) {
+        const rows: { g: number; p: Buffer | string }[] = await next;
+        if (this.#closed) throw new Error('the export was closed');
+        // The next round trip is under way while these parts go out.
+        next = rows.length === LARGE_PARTS ? fetch() : null;
+        if (at === 0 && rows.length === 0) throw new Error(`capture ${this.captureId}'s rows of ${this.table} changed while they were exported (imported again?)`);
+        for (const row of rows) {
+          if (Number(row.g) !== at) throw new Error(`part ${row.g} of a large value came instead of part ${at}`);
+          at += 1;
+          yield text ? text.write(row.p as Buffer) : row.p;
+        }
+      }
+      if (text) yield text.end();
+    } finally {
+      // A round trip under way ends first (a connection runs its queries in order), then the cursor goes.
+      if (next) await next.catch(() => undefined);
+      await client.query(`CLOSE ${cursor}`).catch(() => undefined);
+      await release();
+    }
   }
 
   async close(): Promise<void> {
@@ -179,7 +237,7 @@ export async function openPgPages(url: string, table: string, columns: string[],
     await client.query(
       `DECLARE ${cursor} NO SCROLL CURSOR WITH HOLD FOR SELECT ctid::text AS r, (${bytes.join(' + ') || '0'})::bigint AS b, (${list.join(' || ') || "''"}) AS l FROM ${source} WHERE ${quoteIdent(CAPTURE_ID_COLUMN)} = ${Number(captureId)} ORDER BY ctid`,
     );
-    return new PgPages(release, client, cursor, source, reads, captureId, opts);
+    return new PgPages(release, client, () => share(url, sharedLarge, PG_LARGE), cursor, source, reads, captureId, opts);
   } catch (err) {
     await release();
     throw err;

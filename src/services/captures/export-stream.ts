@@ -72,7 +72,8 @@ async function* largeText(pages: TablePages, v: LargeValue, format: ExportFormat
   const text = v.large === 'text' || v.large === 'base64text';
   const quoted = text || format === 'ndjson';
   const escape = (piece: string) => (format === 'csv' ? piece.replaceAll('"', '""') : JSON.stringify(piece).slice(1, -1));
-  const release = await budget.take(weight(v));
+  // A store that reads a value in parts holds no more than its parts.
+  const release = await budget.take(Math.min(weight(v), pages.largeHeld ?? Infinity));
   try {
     if (quoted) yield '"';
     let carry = Buffer.alloc(0);
@@ -103,40 +104,75 @@ async function* largeText(pages: TablePages, v: LargeValue, format: ExportFormat
   }
 }
 
-/** Every piece of text of the export. */
-async function* pieces(pages: TablePages, columns: string[], format: ExportFormat): AsyncGenerator<string> {
+/** How a format writes a row: what opens and ends it, what goes between values and before each. */
+interface RowFormat {
+  small: (v: ExactValue) => string;
+  open: string;
+  sep: string;
+  end: string;
+  prefix: (i: number) => string;
+}
+
+function rowFormat(columns: string[], format: ExportFormat): RowFormat {
   const keys = columns.map((c) => `${JSON.stringify(c)}:`);
-  const small = format === 'csv' ? csvValue : jsonValue;
-  const [open, sep, end] = format === 'csv' ? ['', ',', '\r\n'] : ['{', ',', '}\n'];
-  const prefix = (i: number) => (format === 'csv' ? '' : keys[i]!);
-  let chunk = format === 'csv' ? `${columns.map((c) => csvField(c)).join(',')}\r\n` : '';
-  for (let page = await pages.next(); page; page = await pages.next()) {
-    for (const row of page as PageCell[][]) {
-      chunk += open;
-      for (let i = 0; i < row.length; i++) {
-        const cell = row[i]!;
-        if (i > 0) chunk += sep;
-        chunk += prefix(i);
-        if (!isLarge(cell)) {
-          chunk += small(cell);
-          continue;
-        }
-        if (chunk) yield chunk;
-        chunk = '';
-        yield* largeText(pages, cell, format);
+  if (format === 'csv') return { small: csvValue, open: '', sep: ',', end: '\r\n', prefix: () => '' };
+  return { small: jsonValue, open: '{', sep: ',', end: '}\n', prefix: (i) => keys[i]! };
+}
+
+/**
+ * One page as the format writes it: its text already made bytes, and the large values it names in
+ * between. Nothing of the page's rows is left in what it returns: a slow client keeps the bytes
+ * made for it, never the rows (their strings would outlive young-generation collections and be kept
+ * until V8's next full collection).
+ */
+function renderPage(page: PageCell[][], f: RowFormat, head: string): (Buffer | LargeValue)[] {
+  const out: (Buffer | LargeValue)[] = [];
+  let chunk = head;
+  for (const row of page) {
+    chunk += f.open;
+    for (let i = 0; i < row.length; i++) {
+      const cell = row[i]!;
+      if (i > 0) chunk += f.sep;
+      chunk += f.prefix(i);
+      if (!isLarge(cell)) {
+        chunk += f.small(cell);
+        continue;
       }
-      chunk += end;
-      if (chunk.length >= CHUNK) {
-        yield chunk;
-        chunk = '';
-      }
+      if (chunk) out.push(Buffer.from(chunk, 'utf8'));
+      chunk = '';
+      out.push(cell);
+    }
+    chunk += f.end;
+    if (chunk.length >= CHUNK) {
+      out.push(Buffer.from(chunk, 'utf8'));
+      chunk = '';
     }
   }
-  if (chunk) yield chunk;
+  if (chunk) out.push(Buffer.from(chunk, 'utf8'));
+  return out;
+}
+
+/** Every piece of the export: bytes of its pages, text of its large values. */
+async function* pieces(pages: TablePages, columns: string[], format: ExportFormat): AsyncGenerator<Buffer | string> {
+  const f = rowFormat(columns, format);
+  let head = format === 'csv' ? `${columns.map((c) => csvField(c)).join(',')}\r\n` : '';
+  for (;;) {
+    let page: PageCell[][] | null = await pages.next();
+    if (!page) break;
+    const parts = renderPage(page, f, head);
+    // Let go of the rows before waiting for the client (the generator waits at its yields).
+    page = null;
+    head = '';
+    for (const part of parts) {
+      if (Buffer.isBuffer(part)) yield part;
+      else yield* largeText(pages, part, format);
+    }
+  }
+  if (head) yield head;
 }
 
 export class ExportStream extends Readable {
-  readonly #source: AsyncGenerator<string>;
+  readonly #source: AsyncGenerator<Buffer | string>;
   #pulling = false;
   #onClose: (() => void) | undefined;
 

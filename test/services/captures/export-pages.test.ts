@@ -2,12 +2,14 @@
 // yet byte for byte as stored (CSV and NDJSON), pages are bounded by bytes as well as rows, a page
 // is read only when the consumer took the previous one, and a stream destroyed mid-way releases its
 // store handle at once.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import test from 'tape';
 import { openTablePages, type PageOptions, type TablePages } from '../../../src/db/capture-store/pages.ts';
 import { ExportStream } from '../../../src/services/captures/export-stream.ts';
 import { exportTable } from '../../../src/services/captures/export.ts';
 import { settledStoreHandles, storeHandles } from '../../helpers/capture-store.ts';
-import { databaseUrlFor } from '../../helpers/dialect.ts';
+import { databaseUrlFor, onPostgres } from '../../helpers/dialect.ts';
 import { waitFor } from '../../helpers/jobs.ts';
 import { seedCapture, type SeedTable } from '../../helpers/seed-capture.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
@@ -31,6 +33,11 @@ const big: SeedTable = {
     [3, null, null],
   ],
 };
+// Values of several MiB: PostgreSQL reads a large value in parts of 1 MiB. 'aé😀' is 7 bytes, so the
+// parts' boundaries (multiples of 1 MiB) fall inside characters; a text holding NUL is kept as base64.
+const LONG = 'aé😀'.repeat(400_000);
+const NUL_LONG = `x\u0000${'ü'.repeat(700_000)}`;
+const parts: SeedTable = { name: 'parts', columns: [{ name: 'i', type: 'INTEGER' }, { name: 'long', type: 'TEXT' }, { name: 'nul', type: 'TEXT' }], rows: [[1, LONG, NUL_LONG]] };
 const many: SeedTable = { name: 'many', columns: [{ name: 'i', type: 'INTEGER' }, { name: 's', type: 'TEXT' }], rows: Array.from({ length: 5000 }, (_, i) => [i, 'x'.repeat(100)]) };
 const PAGING: PageOptions = { pageRows: 256, pageBytes: 65_536, largeBytes: 16_384 };
 
@@ -48,7 +55,7 @@ const csvText = (v: string) => `"${v.replaceAll('"', '""')}"`;
 
 test('setup: a capture with a 3 MiB blob, a long text and a 5,000-row table', async (t) => {
   s = await startServer();
-  id = await seedCapture(s.app, files, 'rig1/big.sqlite', [big, many]);
+  id = await seedCapture(s.app, files, 'rig1/big.sqlite', [big, many, parts]);
   t.ok(id > 0);
 });
 
@@ -62,6 +69,26 @@ test('large values come out in pieces, byte for byte (CSV and NDJSON)', async (t
     { i: 2, img: Buffer.from('small').toString('base64'), note: 'plain' },
     { i: 3, img: null, note: null },
   ], 'NDJSON');
+});
+
+test('values of several MiB come out exactly, read a bounded part at a time', async (t) => {
+  const csv = await exportTable(s.app.captures, s.config.data_dir, id, 'parts', 'csv', url(), { pageBytes: 65_536 });
+  const got = await text(csv.stream);
+  t.ok(got === `i,long,nul\r\n1,${csvText(LONG)},${csvText(NUL_LONG)}\r\n`, `CSV of a ${(Buffer.byteLength(LONG) / 1024 ** 2).toFixed(1)} MiB text and a text holding NUL, exact (${got.length} characters)`);
+  const nd = await exportTable(s.app.captures, s.config.data_dir, id, 'parts', 'ndjson', url(), { pageBytes: 65_536 });
+  t.deepEqual(JSON.parse(await text(nd.stream)), { i: 1, long: LONG, nul: NUL_LONG }, 'NDJSON, exact');
+  // What the store hands over at once for one large value: a part, never the whole value.
+  const pages = (await openTablePages(s.config.data_dir, url(), 'big', ['i', 'img', 'note'], id, PAGING))!;
+  const pieces: number[] = [];
+  try {
+    const img = (await pages.next())![0]![1]!;
+    for await (const piece of pages.large(img as Parameters<TablePages['large']>[0])) pieces.push(Buffer.byteLength(piece));
+  } finally {
+    await pages.close();
+  }
+  // SQLite hands over a blob's bytes, PostgreSQL the base64 text it keeps.
+  t.equal(pieces.reduce((a, b) => a + b, 0), onPostgres ? BLOB.toString('base64').length : BLOB.length, 'the whole value');
+  t.ok(pieces.length > 1 && Math.max(...pieces) <= 1024 ** 2, `the 3 MiB blob came in ${pieces.length} pieces of at most ${Math.max(...pieces)} bytes (1 MiB at most)`);
 });
 
 test('pages are bounded by bytes as well as rows; large values are not in them', async (t) => {
@@ -93,11 +120,36 @@ test('backpressure: a page is read only when the consumer took the previous one'
   const first = await new Promise<string>((resolve) => stream.once('data', (c) => (stream.pause(), resolve(String(c)))));
   t.match(first, /^i,s\r\n0,x+\r\n/, 'the first piece');
   await new Promise((r) => setTimeout(r, 300));
-  // Held while paused: the 64 KiB chunk being built and the stream's 64 KiB buffer, about 5 pages of 27 KB.
+  // Held while paused: the text of the page being read and the stream's 16 KiB buffer, a page or two of 27 KB.
   t.ok(reads <= 7, `paused after the first piece: ${reads} page(s) read`);
   stream.resume();
   await text(stream);
   t.ok(reads >= 20, `read to the end: ${reads} pages`);
+});
+
+test('a paused export holds the bytes made for its client, not the rows of its pages', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const real = (await openTablePages(s.config.data_dir, url(), 'many', ['i', 's'], id, PAGING))!;
+  const read: WeakRef<object>[] = [];
+  const watched: TablePages = {
+    next: async () => {
+      const page = await real.next();
+      if (page) read.push(new WeakRef(page));
+      return page;
+    },
+    large: (v) => real.large(v),
+    close: () => real.close(),
+  };
+  const stream = new ExportStream(watched, ['i', 's'], 'csv');
+  await new Promise<void>((resolve) => stream.once('data', () => (stream.pause(), resolve())));
+  await new Promise((r) => setTimeout(r, 100));
+  gc();
+  await new Promise((r) => setImmediate(r));
+  gc();
+  t.ok(read.length >= 1, `${read.length} page(s) read before the client paused`);
+  t.deepEqual(read.map((r) => (r.deref() ? 'held' : 'gone')), read.map(() => 'gone'), 'no page of rows is held while the client does not read');
+  stream.destroy();
 });
 
 test('a stream destroyed mid-way releases its store handle at once', async (t) => {
