@@ -7,7 +7,8 @@
 // connections over 1,000 rig ids and the seed's report body, runs in a rig network namespace
 // (10.144.46.0/24) against both. Printed: req/s, p50/p99, errors, the ratio, history rows == 2xx,
 // rigd's event-loop delay and COMMIT times from its /metrics, CPU per request (rigd's main thread
-// apart) and rigd's RSS, the machine's load, the command lines.
+// apart; beside it the client's, PostgreSQL's and the whole machine's, against what the machine's
+// CPUs allow at 0.5 x) and rigd's RSS, the machine's load, the command lines.
 // One config key is set beside the defaults: rigs.new_ids_per_address_per_hour (100 by default; the
 // run registers 1,000 rig ids from one address).
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 100), BENCH_RIGS (default 1000),
@@ -24,7 +25,7 @@ import { engineFlag, openEngine } from './serve/engine.ts';
 import { failures, loadRun, type LoadSpec } from './serve/load.ts';
 import { startRigd } from './serve/rigd.ts';
 import { countReports, settledCount } from './serve/rows.ts';
-import { cpuMs, rssMiB, servePid, threadCpuMs } from './serve/cpu.ts';
+import { cpuMs, machineBusyMs, rssMiB, servePid, threadCpuMs, treeCpuMs } from './serve/cpu.ts';
 import { delta } from './tail/probes.ts';
 import { renderTable, type Check } from './tail/table.ts';
 
@@ -71,7 +72,11 @@ try {
   const warm = await loadRun(spec, rigdUrl, '3');
 
   const bareCpu0 = cpuMs(bare.pid);
+  const bareMachine0 = machineBusyMs();
+  const bareStarted = performance.now();
   const b = await loadRun(spec, bareUrl, String(DURATION));
+  const bareWallMs = performance.now() - bareStarted;
+  const bareMachine = machineBusyMs() - bareMachine0;
   const bareCpu = cpuMs(bare.pid) - bareCpu0;
   const rigdPid = servePid(dataDir);
   const rowsBefore = await settledCount(dataDir, db.url);
@@ -82,9 +87,13 @@ try {
   const rigdCpu0 = cpuMs(rigdPid);
   const mainCpu0 = cpuMs(rigdPid, rigdPid);
   const threads0 = threadCpuMs(rigdPid);
+  const machine0 = machineBusyMs();
+  const pgCpu0 = db.serverPid ? treeCpuMs(db.serverPid()) : 0;
   const started = performance.now();
   const r = await loadRun(spec, rigdUrl, `n${amount}`);
   const wallMs = performance.now() - started;
+  const machine = machineBusyMs() - machine0;
+  const pgCpu = db.serverPid ? treeCpuMs(db.serverPid()) - pgCpu0 : 0;
   const rigdCpu = cpuMs(rigdPid) - rigdCpu0;
   const mainCpu = cpuMs(rigdPid, rigdPid) - mainCpu0;
   const rss = rssMiB(rigdPid);
@@ -113,6 +122,14 @@ try {
   // Thread names say little on node 20 (most are "node"): the main thread, then the others by CPU.
   const others = threads.filter((th) => th.tid !== rigdPid).sort((a, b) => b.ms - a.ms);
   process.stdout.write(`rigd's threads, µs per request: main ${perRequest(mainCpu, r)}; the others ${others.slice(0, 6).map((th) => `${th.name} ${perRequest(th.ms, r)}`).join(', ')}\n`);
+  // The machine's budget: every process of a run (server, client, PostgreSQL) shares its CPUs.
+  const n = cpus().length;
+  const budget = (run: typeof r, parts: [string, number][], busy: number, wall: number) =>
+    `${parts.map(([name, ms]) => `${name} ${perRequest(ms, run)}`).join(' + ')}; the machine ${perRequest(busy, run)} (busy ${Math.round((100 * busy) / (wall * n))} % of ${n} CPUs)`;
+  process.stdout.write(`CPU per request by process, µs: bare run: ${budget(b, [['server', bareCpu], ['client', b.clientCpuMs ?? 0]], bareMachine, bareWallMs)}\n`);
+  const rigdParts: [string, number][] = [['rigd', rigdCpu], ['client', r.clientCpuMs ?? 0], ...(db.serverPid ? [['PostgreSQL', pgCpu] as [string, number]] : [])];
+  process.stdout.write(`                              rigd run: ${budget(r, rigdParts, machine, wallMs)}\n`);
+  process.stdout.write(`at 0.5 x the bare route (${Math.round(b.rps / 2)} req/s) ${n} CPUs allow at most ${Math.round((n * 1e6) / (b.rps / 2))} µs of the machine per request\n`);
   process.stdout.write(`load average: ${load0} at the start, ${loads()} at the end\n`);
   process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
 } finally {

@@ -3,7 +3,7 @@
 // default durability (fsync and synchronous_commit on: a COMMIT returns once its WAL is flushed, the
 // same promise rigd's "Ok" makes), stopped and removed by stop().
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,8 @@ export interface PgCluster {
   version: string;
   /** A new empty database on the cluster, as a URL. */
   createDatabase(name: string): Promise<string>;
+  /** The postmaster's pid (its backends are its children). */
+  pid(): number;
   stop(): void;
 }
 
@@ -85,6 +87,7 @@ export async function startPgCluster(): Promise<PgCluster> {
         await admin((c) => c.query(`CREATE DATABASE "${name}"`));
         return `postgres://postgres@127.0.0.1:${port}/${name}`;
       },
+      pid: () => Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
       stop,
     };
   } catch (err) {

@@ -42,3 +42,35 @@ export function threadCpuMs(pid: number): Map<number, { name: string; ms: number
   }
   return out;
 }
+
+/**
+ * CPU used so far by pid and every process below it (PostgreSQL: the postmaster and its backends),
+ * in ms: each live process's own time, and the time of the children that have ended (cutime, cstime).
+ */
+export function treeCpuMs(pid: number): number {
+  const stats = new Map<number, { ppid: number; own: number; dead: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(name), { ppid: Number(f[1]), own: (Number(f[11]) + Number(f[12])) * TICK_MS, dead: (Number(f[13]) + Number(f[14])) * TICK_MS });
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const inTree = (p: number): boolean => {
+    for (let q = p, hops = 0; q > 1 && hops < 64; q = stats.get(q)?.ppid ?? 0, hops++) if (q === pid) return true;
+    return false;
+  };
+  let ms = 0;
+  for (const [p, s] of stats) if (inTree(p)) ms += s.own + s.dead;
+  return ms;
+}
+
+/** Busy CPU of the whole machine so far, in ms summed over its CPUs (/proc/stat: all but idle and iowait). */
+export function machineBusyMs(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number) as number[];
+  return (user! + nice! + system! + irq! + softirq! + steal!) * TICK_MS;
+}

@@ -15,6 +15,8 @@ export interface Database {
   /** database.url for rigd: empty on SQLite. */
   url: string;
   label: string;
+  /** PostgreSQL: the postmaster's pid, for the server's CPU (undefined on SQLite). */
+  serverPid?: () => number;
   stop(): void;
 }
 
@@ -22,7 +24,7 @@ export async function openEngine(engine: Engine, name: string): Promise<Database
   if (engine === 'sqlite') return { url: '', label: 'SQLite', stop: () => undefined };
   const cluster: PgCluster = await startPgCluster();
   try {
-    return { url: await cluster.createDatabase(name), label: `PostgreSQL ${cluster.version.split(' ')[0]}`, stop: () => cluster.stop() };
+    return { url: await cluster.createDatabase(name), label: `PostgreSQL ${cluster.version.split(' ')[0]}`, serverPid: () => cluster.pid(), stop: () => cluster.stop() };
   } catch (err) {
     cluster.stop();
     throw err;

@@ -9,6 +9,7 @@ const [url, host, connections, length, rigs] = process.argv.slice(2);
 if (!url || !host || !connections || !length || !rigs) throw new Error('usage: load.ts URL HOST CONNECTIONS DURATION_S|nAMOUNT RIGS');
 const BODY = 'rig_serial=SN-0042&gpsd_latitude=47.376887&gpsd_longitude=8.541694&local_ip=192.168.8.20&software_version=3.1.0&git_branch=main';
 let n = 0;
+const cpu0 = process.cpuUsage();
 const result = await new Promise<autocannon.Result>((resolve, reject) => {
   const instance = autocannon({
   url,
@@ -30,4 +31,5 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
   }, (err, r) => (err ? reject(err) : resolve(r)));
   process.once('SIGTERM', () => instance.stop());
 });
-process.stdout.write(`${JSON.stringify(loadRun(result))}\n`);
+const cpu = process.cpuUsage(cpu0);
+process.stdout.write(`${JSON.stringify(loadRun(result, (cpu.user + cpu.system) / 1000))}\n`);

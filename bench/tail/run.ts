@@ -9,11 +9,14 @@ export interface LoadRun {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** The load generator's own CPU over the run (user + system, ms): its share of the machine. */
+  clientCpuMs?: number;
 }
 
 /** The figures of one autocannon result. */
-export function loadRun(result: import('autocannon').Result): LoadRun {
+export function loadRun(result: import('autocannon').Result, clientCpuMs?: number): LoadRun {
   return {
+    ...(clientCpuMs === undefined ? {} : { clientCpuMs }),
     // Answers per second over the whole run (a partial last second would skew requests.average).
     rps: (result['2xx'] + result.non2xx) / result.duration,
     p50: result.latency.p50,
