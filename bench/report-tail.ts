@@ -126,9 +126,9 @@ try {
   const n = cpus().length;
   const budget = (run: typeof r, parts: [string, number][], busy: number, wall: number) =>
     `${parts.map(([name, ms]) => `${name} ${perRequest(ms, run)}`).join(' + ')}; the machine ${perRequest(busy, run)} (busy ${Math.round((100 * busy) / (wall * n))} % of ${n} CPUs)`;
-  process.stdout.write(`CPU per request by process, µs: bare run: ${budget(b, [['server', bareCpu], ['client', b.clientCpuMs ?? 0]], bareMachine, bareWallMs)}\n`);
+  process.stdout.write(`the machine's CPU per request, µs, in the bare route's run: ${budget(b, [['server', bareCpu], ['client', b.clientCpuMs ?? 0]], bareMachine, bareWallMs)}\n`);
   const rigdParts: [string, number][] = [['rigd', rigdCpu], ['client', r.clientCpuMs ?? 0], ...(db.serverPid ? [['PostgreSQL', pgCpu] as [string, number]] : [])];
-  process.stdout.write(`                              rigd run: ${budget(r, rigdParts, machine, wallMs)}\n`);
+  process.stdout.write(`the machine's CPU per request, µs, in rigd's run:         ${budget(r, rigdParts, machine, wallMs)}\n`);
   process.stdout.write(`at 0.5 x the bare route (${Math.round(b.rps / 2)} req/s) ${n} CPUs allow at most ${Math.round((n * 1e6) / (b.rps / 2))} µs of the machine per request\n`);
   process.stdout.write(`load average: ${load0} at the start, ${loads()} at the end\n`);
   process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
