@@ -1,0 +1,68 @@
+// What buggy or hostile clients send to the HTTP edge, over real sockets: rigs from VPN addresses
+// (network namespaces), users from loopback. Every answer is a 4xx that says what is wrong (never a
+// 500), and what was stored before is still there, unchanged, afterwards.
+import test from 'tape';
+import { closeServer } from '../helpers/closed.ts';
+import { fixture } from '../helpers/fixture.ts';
+import { http } from '../helpers/http.ts';
+import { createHosts, type Hosts, type HttpRequest } from '../helpers/netns.ts';
+import { startServer, userWithToken, type TestServer } from '../helpers/server.ts';
+
+const VPN_HOST = 'vpn.rigs.internal';
+const FORM = 'application/x-www-form-urlencoded';
+const REPORT = 'rig_serial=SN-1&gpsd_latitude=47.5&gpsd_longitude=8.5&local_ip=192.168.1.20&software_version=3.1.0&git_branch=main';
+let net: Hosts;
+let s: TestServer;
+let base = '';
+let ana = { id: '', token: '', password: '' };
+
+const setup = fixture(async () => {
+  net = await createHosts([{ name: 'rig', addr: '10.144.118.2', gw: '10.144.118.1' }]);
+  s = await startServer({}, { host: '::' });
+  base = `http://10.144.118.1:${s.server.info.port}`;
+  ana = await userWithToken(s, 'ana');
+  // Stored before anything hostile arrives: checked unchanged at the end.
+  const first = await net.request('rig', { url: `${base}/api/v1/rigs/rig-1`, method: 'PUT', headers: { host: VPN_HOST, 'content-type': FORM }, body: REPORT });
+  if (first.status !== 200) throw new Error(`the first report failed: ${first.status} ${first.body}`);
+});
+
+function rigReq(method: string, path: string, body?: string, type = FORM): HttpRequest {
+  return { url: `${base}${path}`, method, headers: { host: VPN_HOST, ...(body === undefined ? {} : { 'content-type': type }) }, ...(body === undefined ? {} : { body }) };
+}
+
+async function stored(): Promise<unknown[]> {
+  const reports = await s.app.db.models.RigReport.findAll({ order: [['id', 'ASC']] });
+  const rigs = await s.app.db.models.Rig.findAll({ order: [['id', 'ASC']] });
+  return [rigs.map((r) => [r.get('id'), r.get('serial'), r.get('vpn_address')]), reports.map((r) => [r.get('rig_id'), r.get('serial'), r.get('branch')])];
+}
+
+test('a NUL character in a login, a query parameter or a report field: 400 naming it, never a 500', async (t) => {
+  await setup();
+  const before = await stored();
+  for (const key of ['login', 'email', 'username']) {
+    const res = await http(`${s.url}/api/v1/sessions`, { json: { [key]: 'an\u0000a', password: 'x' } });
+    t.equal(res.status, 400, `POST /api/v1/sessions, ${key} with a NUL: 400`);
+    t.deepEqual(res.json().error?.code, 'invalid_params', `${key}: invalid_params`);
+    t.equal(res.json().error?.message, `field ${key} must not contain a NUL character`, `${key}: the message names the field`);
+  }
+  const pw = await http(`${s.url}/api/v1/sessions`, { json: { login: 'ana', password: 'a\u0000' } });
+  t.equal(pw.status, 400, 'a password with a NUL: 400');
+  for (const q of ['rig=a%00b', 'project=a%00b']) {
+    const res = await http(`${s.url}/api/v1/captures?${q}`, { headers: { authorization: ana.token } });
+    t.equal(res.status, 400, `GET /api/v1/captures?${q}: 400`);
+    t.match(String(res.json().error?.message), /^query parameter (rig|project) must not contain a NUL character$/, `${q}: says which parameter`);
+  }
+  const report = await net.request('rig', rigReq('PUT', '/api/v1/rigs/rig-1', 'rig_serial=SN-2&git_branch=a%00b'));
+  t.deepEqual([report.status, report.headers['content-type'], report.body], [400, 'text/plain; charset=utf-8', 'field git_branch must not contain a NUL character\n'], 'a report with a NUL: 400 text/plain, one line');
+  const json = await net.request('rig', rigReq('PUT', '/api/v1/rigs/rig-1', JSON.stringify({ rig_serial: 'SN\u00002' }), 'application/json'));
+  t.deepEqual([json.status, json.body], [400, 'field rig_serial must not contain a NUL character\n'], 'the same in a JSON report');
+  const ok = await http(`${s.url}/api/v1/sessions`, { json: { login: 'ana', password: ana.password } });
+  t.equal(ok.status, 200, 'ana still logs in');
+  t.deepEqual(await stored(), before, 'nothing stored changed');
+});
+
+test('teardown', async (t) => {
+  await setup();
+  await closeServer(t, s);
+  await net.destroy();
+});
