@@ -1,6 +1,7 @@
 // What buggy or hostile clients send to the HTTP edge, over real sockets: rigs from VPN addresses
 // (network namespaces), users from loopback. Every answer is a 4xx that says what is wrong (never a
 // 500), and what was stored before is still there, unchanged, afterwards.
+import { connect } from 'node:net';
 import test from 'tape';
 import { closeServer } from '../helpers/closed.ts';
 import { fixture } from '../helpers/fixture.ts';
@@ -59,6 +60,69 @@ test('a NUL character in a login, a query parameter or a report field: 400 namin
   const ok = await http(`${s.url}/api/v1/sessions`, { json: { login: 'ana', password: ana.password } });
   t.equal(ok.status, 200, 'ana still logs in');
   t.deepEqual(await stored(), before, 'nothing stored changed');
+});
+
+test('a method a path does not take: 405 with Allow, in the JSON error format; an unknown path stays 404', async (t) => {
+  await setup();
+  const before = await stored();
+  const cases: [string, string, string][] = [
+    ['POST', '/api/v1/rigs/rig-1', 'GET, HEAD, PUT'],
+    ['DELETE', '/api/v1/rigs/rig-1', 'GET, HEAD, PUT'],
+    ['PATCH', '/api/v1/rigs/rig-1', 'GET, HEAD, PUT'],
+    ['OPTIONS', '/api/v1/rigs/rig-1', 'GET, HEAD, PUT'],
+    ['POST', '/api/v1/rigs/upload?key=a&size=1', 'GET, HEAD, PUT'],
+  ];
+  const res = await net.requestAll('rig', cases.map(([m, p]) => rigReq(m, p, m === 'OPTIONS' ? undefined : 'rig_serial=x')));
+  cases.forEach(([m, p, allow], i) => {
+    const r = res[i]!;
+    t.equal(r.status, 405, `${m} ${p}: 405`);
+    t.equal(r.headers['allow'], allow, `${m} ${p}: Allow: ${allow}`);
+    t.equal(r.headers['content-type'], 'application/json; charset=utf-8', `${m} ${p}: JSON`);
+    const body = JSON.parse(r.body);
+    t.deepEqual([body.success, body.error.code, body.error.message], [false, 'method_not_allowed', `${m} is not allowed here; this path takes ${allow}`], `${m} ${p}: says what is allowed`);
+  });
+  const sessions = await http(`${s.url}/api/v1/sessions`, { method: 'GET' });
+  t.deepEqual([sessions.status, sessions.headers['allow']], [405, 'POST, DELETE'], 'GET /api/v1/sessions: 405, Allow: POST, DELETE');
+  const users = await http(`${s.url}/api/v1/users/1`, { method: 'POST', json: {} });
+  t.deepEqual([users.status, users.headers['allow']], [405, 'PUT'], 'POST /api/v1/users/1: 405, Allow: PUT');
+  const unknown = await http(`${s.url}/api/v1/nothing-here`, { method: 'POST', json: {} });
+  t.deepEqual([unknown.status, unknown.json().error.code], [404, 'not_found'], 'a path no route serves: 404');
+  t.deepEqual(await stored(), before, 'nothing stored changed');
+});
+
+test('broken percent-encoding in a path: 400 that says so, from anywhere; nothing reached', async (t) => {
+  await setup();
+  const before = await stored();
+  for (const id of ['rig%', 'rig%zz', 'rig%ff', 'r%C3']) {
+    const r = await net.request('rig', rigReq('PUT', `/api/v1/rigs/${id}`, REPORT));
+    t.equal(r.status, 400, `PUT /api/v1/rigs/${id}: 400`);
+    const body = JSON.parse(r.body);
+    t.deepEqual([body.error.code, body.error.message], ['invalid_path', 'the request path has malformed percent-encoding'], `${id}: says the path is malformed`);
+  }
+  const outside = await http(`${s.url}/api/v1/rigs/rig%zz`, { method: 'PUT', body: REPORT, headers: { 'content-type': FORM } });
+  t.deepEqual([outside.status, outside.json().error?.code], [400, 'invalid_path'], 'from outside the VPN too: the path reaches no route');
+  t.deepEqual(await stored(), before, 'nothing stored changed');
+});
+
+test('bytes after a body that are not HTTP: 400 that says so; the server keeps serving', async (t) => {
+  await setup();
+  const port = Number(s.server.info.port);
+  const body = JSON.stringify({ login: 'ana', password: 'x' });
+  // A whole request, then garbage on the same connection (a client that counted its body wrong).
+  const raw = `POST /api/v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}not http at all\r\n\r\n`;
+  const answer = await new Promise<string>((resolve, reject) => {
+    const sock = connect(port, '127.0.0.1', () => sock.write(raw));
+    let out = '';
+    sock.on('data', (d) => (out += d));
+    sock.on('end', () => resolve(out));
+    sock.on('error', reject);
+  });
+  t.match(answer, /^HTTP\/1\.1 400 /, `400: ${answer.split('\r\n')[0]}`);
+  const json = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+  t.match(json, /"code":"malformed_request"/, `a body that says what is wrong: ${json}`);
+  t.doesNotMatch(answer, /"message":"Bad Request"/, 'not a bare "Bad Request"');
+  const ok = await http(`${s.url}/api/v1/sessions`, { json: { login: 'ana', password: ana.password } });
+  t.equal(ok.status, 200, 'the server still serves');
 });
 
 test('teardown', async (t) => {
