@@ -174,6 +174,38 @@ test('uploads cut off right after their headers: every one released (no temp fil
   t.equal(Buffer.concat(chunks).toString(), '0123456789', 'the stored object is intact');
 });
 
+/** Sends `raw` on a connection of its own from loopback; resolves with everything the server answered until it closed. */
+function rawExchange(raw: string | Buffer): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const sock = connect(Number(s.server.info.port), '127.0.0.1', () => sock.write(raw));
+    let out = '';
+    sock.on('data', (d) => (out += d.toString('latin1')));
+    sock.on('end', () => resolve(out));
+    sock.on('error', reject);
+  });
+}
+
+test('requests the HTTP parser refuses: a status and a JSON body that says what is wrong, not a bare 400', async (t) => {
+  await setup();
+  const head = (lines: string) => `${lines}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`;
+  const cases: [string, string, RegExp, string][] = [
+    ['headers too large', head(`GET /api/v1/sessions HTTP/1.1\r\nX-Big: ${'a'.repeat(20_000)}`), /^HTTP\/1\.1 431 /, 'headers_too_large'],
+    ['many headers', head(`GET /api/v1/sessions HTTP/1.1\r\n${Array.from({ length: 3000 }, (_, i) => `X-H${i}: 1`).join('\r\n')}`), /^HTTP\/1\.1 431 /, 'headers_too_large'],
+    ['an unknown method', head('BREW /api/v1/sessions HTTP/1.1'), /^HTTP\/1\.1 400 /, 'malformed_request'],
+    ['Content-Length not a number', head('POST /api/v1/sessions HTTP/1.1\r\nContent-Length: abc'), /^HTTP\/1\.1 400 /, 'malformed_request'],
+    ['a NUL in the path', head('GET /api/v1/rigs/a\u0000b HTTP/1.1'), /^HTTP\/1\.1 400 /, 'malformed_request'],
+  ];
+  for (const [name, raw, status, code] of cases) {
+    const answer = await rawExchange(raw);
+    t.match(answer, status, `${name}: ${answer.split('\r\n')[0]}`);
+    t.match(answer, /\r\ncontent-type: application\/json; charset=utf-8\r\n/i, `${name}: JSON`);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4) || 'null');
+    t.deepEqual([body?.success, body?.error?.code], [false, code], `${name}: ${body?.error?.message}`);
+  }
+  const ok = await http(`${s.url}/api/v1/sessions`, { json: { login: 'ana', password: ana.password } });
+  t.equal(ok.status, 200, 'the server still serves');
+});
+
 test('teardown', async (t) => {
   await setup();
   await closeServer(t, s);
