@@ -206,6 +206,36 @@ test('requests the HTTP parser refuses: a status and a JSON body that says what 
   t.equal(ok.status, 200, 'the server still serves');
 });
 
+test('ids and numbers at the edges of their types (PostgreSQL integer columns): 400 or 404, never a 500', async (t) => {
+  await setup();
+  const auth = { authorization: ana.token };
+  const cases: [string, string, string, unknown, number[]][] = [
+    ['a capture id past int4', '/api/v1/captures/2147483648', 'GET', undefined, [404]],
+    ['the largest safe capture id', '/api/v1/captures/9007199254740991', 'GET', undefined, [404]],
+    ['a table of a capture id past int4', '/api/v1/captures/2147483648/tables/t', 'GET', undefined, [404]],
+    ['before= past int4', '/api/v1/captures?before=2147483648', 'GET', undefined, [200]],
+    ['before= the largest safe integer', '/api/v1/captures?before=9007199254740991', 'GET', undefined, [200]],
+    ['a user id past int4', '/api/v1/users/2147483648', 'PUT', { user: { rig_ui_settings: 1 } }, [400, 403, 404]],
+    ['a user id past int8', '/api/v1/users/99999999999999999999', 'PUT', { user: { rig_ui_settings: 1 } }, [400, 403, 404]],
+    ['user.id past int4 in the body', '/api/v1/users/1', 'PUT', { user: { id: 2147483648, rig_ui_settings: 1 } }, [400]],
+  ];
+  for (const [name, path, method, json, statuses] of cases) {
+    const res = await http(`${s.url}${path}`, { method, headers: auth, ...(json === undefined ? {} : { json }) });
+    t.ok(statuses.includes(res.status), `${name}: ${res.status} ${res.text.slice(0, 160)}`);
+  }
+  // An admin may change anyone: the id reaches the database.
+  const root = await userWithToken(s, 'edge-admin', { admin: true });
+  for (const id of ['2147483648', '9007199254740991']) {
+    const res = await http(`${s.url}/api/v1/users/${id}`, { method: 'PUT', headers: { authorization: root.token }, json: { user: { rig_ui_settings: 1 } } });
+    t.ok([400, 404].includes(res.status), `an admin, user id ${id}: ${res.status} ${res.text.slice(0, 160)}`);
+  }
+  const rigs = await net.requestAll('rig', [
+    rigReq('GET', '/api/v1/rigs/upload?key=edge.bin&size=9007199254740991'),
+    rigReq('GET', '/api/v1/rigs/upload?key=edge.bin&size=9007199254740992'),
+  ]);
+  for (const r of rigs) t.ok(r.status >= 400 && r.status < 500, `an upload size past the limit: ${r.status} ${r.body.slice(0, 160)}`);
+});
+
 test('teardown', async (t) => {
   await setup();
   await closeServer(t, s);
