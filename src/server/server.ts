@@ -7,7 +7,7 @@ import { registerBodyLimit } from './ext/body-limit.ts';
 import { registerErrors } from './ext/errors.ts';
 import { registerHeaders, SECURITY } from './ext/headers.ts';
 import { registerJsonDepth } from './ext/json-depth.ts';
-import { registerNulText } from './ext/nul-text.ts';
+import { registerTextFields } from './ext/text-fields.ts';
 import { EXT } from './ext/names.ts';
 import { registerRequestContext } from './ext/request-context.ts';
 import { registerRequestDeadline } from './ext/request-deadline.ts';
@@ -58,7 +58,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
     ext(EXT.errors, (s) => registerErrors(s, opts.log)),
     ext(EXT.headers, registerHeaders),
     ext(EXT.jsonDepth, (s) => registerJsonDepth(s)),
-    ext(EXT.nulText, (s) => registerNulText(s)),
+    ext(EXT.textFields, (s) => registerTextFields(s)),
     ext(EXT.bodyLimit, (s) => registerBodyLimit(s)),
   ]);
   // PostgreSQL: one secret in the database for every node; SQLite: a file in data_dir.

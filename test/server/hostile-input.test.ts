@@ -64,6 +64,25 @@ test('a NUL character in a login, a query parameter or a report field: 400 namin
   t.deepEqual(await stored(), before, 'nothing stored changed');
 });
 
+test('bytes that are not UTF-8 in a report field, a query parameter or a login: 400 saying so, nothing stored as U+FFFD', async (t) => {
+  await setup();
+  const before = await stored();
+  const why = 'must be UTF-8 text (it holds bytes that are not)';
+  const [escaped, raw] = await net.requestAll('rig', [
+    rigReq('PUT', '/api/v1/rigs/rig-1', 'rig_serial=SN%ff%fe&git_branch=main'),
+    { ...rigReq('PUT', '/api/v1/rigs/rig-1'), headers: { host: VPN_HOST, 'content-type': FORM }, body: Buffer.concat([Buffer.from('rig_serial=SN-1&git_branch=ma'), Buffer.from([0xc3, 0x28])]) },
+  ]);
+  t.deepEqual([escaped!.status, escaped!.body], [400, `field rig_serial ${why}\n`], 'a report with %ff%fe: 400, one line of text');
+  t.deepEqual([raw!.status, raw!.body], [400, `field git_branch ${why}\n`], 'a report with a raw byte that is not UTF-8: 400');
+  const upload = await net.request('rig', rigReq('GET', '/api/v1/rigs/upload?key=logs%2Fa%ffb.log&size=10'));
+  t.equal(upload.status, 400, 'an upload key with %ff: 400');
+  t.equal(JSON.parse(upload.body).error?.message, `query parameter key ${why}`, 'says which parameter');
+  const login = await http(`${s.url}/api/v1/sessions`, { body: Buffer.concat([Buffer.from('{"login":"an'), Buffer.from([0xff]), Buffer.from('a","password":"x"}')]), headers: { 'content-type': 'application/json' } });
+  t.deepEqual([login.status, login.json().error?.message], [400, `field login ${why}`], 'a login with a byte that is not UTF-8: 400');
+  t.deepEqual(await stored(), before, 'nothing stored changed');
+  t.equal(await s.app.db.models.Upload.count({ where: { key: 'logs/a\uFFFDb.log' } }), 0, 'no reservation under a mangled key');
+});
+
 test('a method a path does not take: 405 with Allow, in the JSON error format; an unknown path stays 404', async (t) => {
   await setup();
   const before = await stored();
