@@ -59,6 +59,9 @@ test('a NUL character in a login, a query parameter or a report field: 400 namin
   t.deepEqual([report.status, report.headers['content-type'], report.body], [400, 'text/plain; charset=utf-8', 'field git_branch must not contain a NUL character\n'], 'a report with a NUL: 400 text/plain, one line');
   const json = await net.request('rig', rigReq('PUT', '/api/v1/rigs/rig-1', JSON.stringify({ rig_serial: 'SN\u00002' }), 'application/json'));
   t.deepEqual([json.status, json.body], [400, 'field rig_serial must not contain a NUL character\n'], 'the same in a JSON report');
+  const object = await net.request('rig', rigReq('GET', '/captures/a%00b'));
+  t.deepEqual([object.status, object.headers['content-type']], [400, 'application/xml'], "an object key with a NUL: the embedded store's own 400, in S3's XML");
+  t.match(object.body, /<Code>InvalidObjectName<\/Code>/, 'InvalidObjectName');
   const ok = await http(`${s.url}/api/v1/sessions`, { json: { login: 'ana', password: ana.password } });
   t.equal(ok.status, 200, 'ana still logs in');
   t.deepEqual(await stored(), before, 'nothing stored changed');

@@ -32,13 +32,14 @@ function flawIn(values: unknown): [string, string] | undefined {
  * No path parameter, query parameter or top-level body field may hold a NUL character or bytes
  * that are not UTF-8: no name, id, key or password has them, SQLite cuts a statement at a NUL,
  * PostgreSQL refuses it in text, and bytes that are not UTF-8 would be stored as U+FFFD, not as
- * sent. Checked on every route after the body is parsed, before validation and the handler; nested
- * values (free-form JSON such as rig UI settings) are stored as JSON text, where a NUL is escaped.
+ * sent. Checked on every route (but those that check their own) after the body is parsed, before
+ * validation and the handler; nested values (free-form JSON such as rig UI settings) are stored as
+ * JSON text, where a NUL is escaped.
  */
 export function registerTextFields(server: Server): void {
   server.ext('onPostAuth', (request, h) => {
     // hapi's own notFound and badRequest routes (method '_special') answer on their own.
-    if ((request.route.method as string) === '_special') return h.continue;
+    if ((request.route.method as string) === '_special' || request.route.settings.app?.textFields === false) return h.continue;
     for (const [source, label] of SOURCES) {
       const found = flawIn(request[source]);
       if (found) {
