@@ -105,6 +105,11 @@ test('a method a path does not take: 405 with Allow, in the JSON error format; a
     const body = JSON.parse(r.body);
     t.deepEqual([body.success, body.error.code, body.error.message], [false, 'method_not_allowed', `${m} is not allowed here; this path takes ${allow}`], `${m} ${p}: says what is allowed`);
   });
+  for (const method of ['POST', 'OPTIONS']) {
+    const outside = await http(`${s.url}/api/v1/rigs/rig-1`, { method, headers: { host: 'evil.example' } });
+    t.deepEqual([outside.status, outside.headers['content-type']], [403, 'text/html; charset=UTF-8'], `${method} under /api/v1/rigs from outside the VPN: the VPN rule's 403 page`);
+    t.match(outside.text, /Blocked host: evil\.example/, `${method} from outside: "Blocked host"`);
+  }
   const sessions = await http(`${s.url}/api/v1/sessions`, { method: 'GET' });
   t.deepEqual([sessions.status, sessions.headers['allow']], [405, 'POST, DELETE'], 'GET /api/v1/sessions: 405, Allow: POST, DELETE');
   const users = await http(`${s.url}/api/v1/users/1`, { method: 'POST', json: {} });
