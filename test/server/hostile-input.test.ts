@@ -86,6 +86,20 @@ test('bytes that are not UTF-8 in a report field, a query parameter or a login: 
   t.equal(await s.app.db.models.Upload.count({ where: { key: 'logs/a\uFFFDb.log' } }), 0, 'no reservation under a mangled key');
 });
 
+test('rig UI settings holding a number JSON cannot store (1e999): 400, the stored settings unchanged', async (t) => {
+  await setup();
+  const put = (body: string) => http(`${s.url}/api/v1/users/${ana.id}`, { method: 'PUT', headers: { authorization: ana.token, 'content-type': 'application/json' }, body });
+  const first = await put('{"user":{"rig_ui_settings":{"button":{"x":1.5,"y":2}}}}');
+  t.equal(first.status, 200, 'settings stored');
+  for (const body of ['{"user":{"rig_ui_settings":1e999}}', '{"user":{"rig_ui_settings":{"button":{"x":-1e400,"y":2}}}}', '{"user":{"rig_ui_settings":[1,2,1e309]}}']) {
+    const res = await put(body);
+    t.equal(res.status, 400, `${body}: 400`);
+    t.match(String(res.json().error?.message), /^user\.rig_ui_settings holds a number too large for JSON/, `says what is wrong: ${res.json().error?.message}`);
+  }
+  const user = await s.app.db.models.User.findByPk(Number(ana.id));
+  t.equal(user?.get('rig_ui_settings'), '{"button":{"x":1.5,"y":2}}', 'the stored settings are the ones stored before');
+});
+
 test('a method a path does not take: 405 with Allow, in the JSON error format; an unknown path stays 404', async (t) => {
   await setup();
   const before = await stored();
