@@ -2,10 +2,12 @@ import Hapi from '@hapi/hapi';
 import type { Logger } from '../log.ts';
 import type { App } from '../services/app.ts';
 import { cookieSecret } from '../services/auth/secrets.ts';
+import { registerClientErrors } from './client-errors.ts';
 import { registerBodyLimit } from './ext/body-limit.ts';
 import { registerErrors } from './ext/errors.ts';
 import { registerHeaders, SECURITY } from './ext/headers.ts';
 import { registerJsonDepth } from './ext/json-depth.ts';
+import { registerTextFields } from './ext/text-fields.ts';
 import { EXT } from './ext/names.ts';
 import { registerRequestContext } from './ext/request-context.ts';
 import { registerRequestDeadline } from './ext/request-deadline.ts';
@@ -45,6 +47,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
     },
   });
 
+  registerClientErrors(server.listener);
   registerRequestLog(server, opts.log, app.metrics.http, { reports: config.log.reports, summaryIntervalS: config.log.summary_interval_s, slowMs: config.log.slow_request_ms });
   // Each a named plugin: ext/names.ts orders them at each lifecycle point.
   const ext = (name: string, register: (s: Hapi.Server) => void): Hapi.Plugin<void> => ({ name, register });
@@ -55,6 +58,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
     ext(EXT.errors, (s) => registerErrors(s, opts.log)),
     ext(EXT.headers, registerHeaders),
     ext(EXT.jsonDepth, (s) => registerJsonDepth(s)),
+    ext(EXT.textFields, (s) => registerTextFields(s)),
     ext(EXT.bodyLimit, (s) => registerBodyLimit(s)),
   ]);
   // PostgreSQL: one secret in the database for every node; SQLite: a file in data_dir.

@@ -18,6 +18,11 @@ declare module '@hapi/hapi' {
      */
     upload?: boolean;
     /**
+     * false: the route checks its own text values (ext/text-fields.ts leaves it alone); the embedded
+     * store's object routes, whose errors are S3's XML. @default true
+     */
+    textFields?: boolean;
+    /**
      * false: lines logged while serving this route's requests carry no request id unless they name
      * it themselves (src/log/request-scope.ts); the rig report's path runs without AsyncLocalStorage.
      * @default true

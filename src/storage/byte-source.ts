@@ -32,6 +32,9 @@ export function consumeBytes(source: ByteSource, leaveOpenOnError: boolean, sink
 
 function consumeStream(source: Readable, leaveOpenOnError: boolean, sink: ChunkSink, signal?: AbortSignal): Promise<void> {
   if (source.readableEnded) return Promise.resolve();
+  // Closed before it was read (the client went away while the request was being checked): its
+  // 'close' has been emitted already, and no listener added now would ever hear of it.
+  if (source.destroyed) return Promise.reject(cut('the connection closed'));
   return new Promise((resolve, reject) => {
     let taking: Promise<void> | undefined;
     let ended = false;

@@ -96,6 +96,37 @@ function render(request: Request, h: ResponseToolkit, e: HttpError) {
   return h.response(failure(e.code, e.message, e.details)).code(e.status);
 }
 
+/** Methods a route may serve, in the order an Allow header names them. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * What hapi's own routes (method '_special') leave vague, said plainly: a path that a route serves
+ * with other methods is 405 with Allow (not 404), a path with broken percent-encoding says so, and
+ * hapi's bare "Bad Request" (bytes after the body that are not HTTP) says what it means.
+ */
+function refine(server: Server, request: Request, e: HttpError): HttpError {
+  const special = (request.route.method as string) === '_special';
+  if (special && e.status === 404) {
+    const serves = (m: (typeof METHODS)[number]) => {
+      try {
+        return server.match(m, request.path) !== null;
+      } catch {
+        return false; // a path hapi's router cannot take
+      }
+    };
+    const allow = METHODS.filter((m) => serves(m === 'HEAD' ? 'GET' : m));
+    if (allow.length === 0) return e;
+    const method = request.method.toUpperCase();
+    return { ...e, status: 405, code: 'method_not_allowed', message: `${method} is not allowed here; this path takes ${allow.join(', ')}`, headers: { ...e.headers, allow: allow.join(', ') } };
+  }
+  if (e.status === 400 && e.code === 'bad_request' && e.message === 'Bad Request') {
+    return special
+      ? { ...e, code: 'invalid_path', message: 'the request path has malformed percent-encoding' }
+      : { ...e, code: 'malformed_request', message: 'the request is not well-formed HTTP (bytes after its body that are not a request)' };
+  }
+  return e;
+}
+
 /** Turns every error response into the route's error format (JSON by default). */
 export function registerErrors(server: Server, log: Logger): void {
   // The database gone is one log line per outage (and one when it ends with more requests refused), not one per request.
@@ -103,7 +134,7 @@ export function registerErrors(server: Server, log: Logger): void {
   server.ext('onPreResponse', (request, h) => {
     const { response } = request;
     if (!Boom.isBoom(response)) return h.continue;
-    const e = toHttpError(response, request.app.requestId);
+    const e = refine(server, request, toHttpError(response, request.app.requestId));
     if (e.status === 503 && (e.code === 'database_unavailable' || e.code === 'database_busy')) {
       const driver = response instanceof DomainError ? response.cause : response;
       const cause = driver instanceof Error ? redactText(driver.message.split('\n')[0] ?? '') : undefined;

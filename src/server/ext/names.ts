@@ -4,7 +4,7 @@
  * extensions at one lifecycle point; without names they run in the order they were added).
  *
  * - onRequest: context (request id, start time, client address) first; deadline and VPN guard after it.
- * - onPreAuth: deadline, body limit. onPostAuth: JSON depth.
+ * - onPreAuth: deadline, body limit. onPostAuth: JSON depth, text fields.
  * - onPreResponse: errors (an error becomes the route's error body), then headers (the JSON body,
  *   its ETag and the common headers), then body limit (Connection: close on the final answer).
  */
@@ -15,5 +15,6 @@ export const EXT = {
   errors: 'rigd-errors',
   headers: 'rigd-headers',
   jsonDepth: 'rigd-json-depth',
+  textFields: 'rigd-text-fields',
   bodyLimit: 'rigd-body-limit',
 } as const;

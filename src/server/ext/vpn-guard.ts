@@ -177,6 +177,9 @@ export function blockedPage(h: ResponseToolkit, host: string, refusal?: Refusal,
   return h.response(body).code(403).header('content-type', 'text/html; charset=UTF-8').takeover();
 }
 
+/** The methods routes serve, tried when the request's own method reaches no route. */
+const OTHER_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'] as const;
+
 /**
  * Runs on every request before routing (after ext/request-context.ts has set request.app.client):
  * finds the route the request would reach and, when that route carries `app.vpn`, applies the rule.
@@ -189,7 +192,8 @@ export function registerVpnGuard(server: Server, config: VpnRuleConfig): void {
     try {
       // Found by ext/request-context.ts when it ran first.
       const route = request.app.route !== undefined ? request.app.route : request.server.match(request.method, request.path);
-      mode = route?.settings.app?.vpn;
+      // A method the path does not take (405) is still under the path's rule: the rule follows the path.
+      mode = (route ?? OTHER_METHODS.map((m) => request.server.match(m, request.path)).find((r) => r !== null))?.settings.app?.vpn;
     } catch {
       // A path the router cannot parse: routing answers 400 and reaches no route.
       return h.continue;

@@ -106,7 +106,7 @@ export function objectRoutes(app: App, store: EmbeddedStorage): ServerRoute[] {
       path,
       options: {
         auth: false,
-        app: { vpn: 'rig', upload: true },
+        app: { vpn: 'rig', upload: true, textFields: false },
         payload: {
           output: 'stream',
           parse: false,
@@ -148,7 +148,7 @@ export function objectRoutes(app: App, store: EmbeddedStorage): ServerRoute[] {
       path,
       options: {
         auth: false,
-        app: { vpn: 'rig' },
+        app: { vpn: 'rig', textFields: false },
         handler: async (request, h) => {
           const key = String(request.params.key ?? '');
           try {

@@ -4,10 +4,20 @@ import type { App } from '../../services/app.ts';
 import { setSessionCookies } from '../plugins/auth.ts';
 import { authOf } from '../credentials.ts';
 
+/** Whether a parsed JSON value holds a number JSON cannot write back (1e999 parses as Infinity, stored as null). */
+function holdsNonFinite(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (typeof value !== 'object' || value === null) return false;
+  // Nesting is bounded by ext/json-depth.ts before validation runs.
+  return Object.values(value).some(holdsNonFinite);
+}
+
 const updatePayload = Joi.object({
   user: Joi.object({
     id: Joi.alternatives(Joi.string().max(32), Joi.number()).allow(null),
-    rig_ui_settings: Joi.any().required(),
+    rig_ui_settings: Joi.any()
+      .required()
+      .custom((value: unknown, helpers) => (holdsNonFinite(value) ? helpers.message({ custom: '{{#label}} holds a number too large for JSON (it would be stored as null)' }) : value)),
   })
     .unknown(true)
     .required(),
