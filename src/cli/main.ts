@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, type CommandOptions } from 'commander';
+import { exclusiveFlags } from './exclusive-flags.ts';
 import { EXIT, onClosedOutput, reportFailure } from './fail.ts';
 
 /** Commands load their modules when run, so `rigd --version` stays fast. */
@@ -60,7 +61,7 @@ export function buildProgram(): Command {
     .description('remove a user and end their sessions')
     .exitOverride()
     .action(lazy(() => import('./commands/user.ts'), (m) => m.userRemove));
-  user
+  const userSet = user
     .command('set <name>')
     .description("change a user's email or admin flag")
     .option('-e, --email <email>', 'new email address')
@@ -69,6 +70,7 @@ export function buildProgram(): Command {
     .option('--json', 'print the user as JSON')
     .exitOverride()
     .action(lazy(() => import('./commands/user.ts'), (m) => m.userSet));
+  exclusiveFlags(userSet, 'admin', 'no-admin');
   user
     .command('unlock <name>')
     .description("clear a user's failed logins (from every client)")
