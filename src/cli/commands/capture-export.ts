@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { EXPORT_FORMATS, exportTable, isExportFormat, type TableExport } from '../../services/captures/export.ts';
+import { removeOnInterrupt } from '../../temp-files.ts';
 import { withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
 import { parseCaptureId } from './capture-id.ts';
@@ -16,12 +17,15 @@ interface ExportOptions {
 /** Writes to a temp name next to FILE, then renames it into place: FILE is whole or untouched. */
 async function toFile(out: TableExport, file: string): Promise<void> {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  const done = removeOnInterrupt(tmp);
   try {
     await pipeline(out.stream, createWriteStream(tmp, { flags: 'wx', mode: 0o640, flush: true }));
     await rename(tmp, file);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;
+  } finally {
+    done();
   }
 }
 
