@@ -74,7 +74,10 @@ export function reportFailure(err: unknown, write: (line: string) => void = (l) 
   }
   const sqlite = sqliteFileError(err);
   if (sqlite) {
-    denied(`database: ${sqlite}`);
+    const locked = /SQLITE_(BUSY|LOCKED)/.test(sqlite)
+      ? ': another process held its write lock too long (a rigd serve or rigd command stopped mid-write, an open sqlite3 shell): end that, then run this again'
+      : '';
+    denied(`database: ${sqlite}${locked}`);
     return EXIT.failure;
   }
   // Whatever it is, a database URL's password and the config's secrets in it are masked.

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, type CommandOptions } from 'commander';
 import { exclusiveFlags } from './exclusive-flags.ts';
 import { EXIT, onClosedOutput, reportFailure } from './fail.ts';
+import { dropSequelizeRollbackWarnings } from './sequelize-noise.ts';
 
 /** Commands load their modules when run, so `rigd --version` stays fast. */
 type Action = (...args: never[]) => Promise<void>;
@@ -256,6 +257,7 @@ async function handOver(): Promise<void> {
 
 export async function main(argv: string[]): Promise<number> {
   onClosedOutput(handOver);
+  dropSequelizeRollbackWarnings();
   try {
     await buildProgram().parseAsync(argv);
     return EXIT.ok;
