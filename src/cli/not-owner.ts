@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { dataDirOwner, userName } from '../services/data-files.ts';
 
 /** The data_dir of the command that runs (set once its config loads). */
@@ -21,6 +22,8 @@ export function notOwnerHint(line: string): string {
   if (uid === 0) return '';
   const owner = dataDirOwner(dataDir);
   if (owner.uid === uid) return '';
+  // Not there at all: most likely a mistyped data_dir, which sudo would only create.
+  if (!existsSync(dataDir)) return `; data_dir ${dataDir} does not exist and this user may not create it: check data_dir (or RIGD_DATA_DIR)`;
   if (owner.uid === 0) return `; data_dir ${dataDir} belongs to root: run rigd with sudo`;
   const name = userName(owner.uid);
   const sudoUser = name.startsWith('uid ') ? `'#${owner.uid}'` : name;
