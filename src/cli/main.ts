@@ -191,7 +191,7 @@ export function buildProgram(): Command {
     .option('--all', 'every ingested capture')
     .option('--rig <id>', 'only captures of this rig')
     .option('--since <time>', 'only captures last imported since then: an ISO 8601 time or a duration such as 24h')
-    .option('--wait', 'wait until every capture queued is ingested (exit 0) or one failed (exit 1)')
+    .option('--wait', 'wait until every capture queued has ended: exit 0 when all were ingested, 1 when any failed')
     .option('--json', 'JSON only')
     .exitOverride()
     .action(lazy(() => import('./commands/capture-reimport.ts'), (m) => m.capturesReimportCommand));
