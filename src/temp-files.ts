@@ -1,8 +1,9 @@
 /**
  * Files a command is still writing that must not outlive it half-written: a backup's temp copy, an
  * export's temp file, a pg_dump written under its final name. While any is registered, SIGINT,
- * SIGTERM and SIGHUP (Ctrl-C, a closed ssh session) remove them, then the process ends by that
- * signal as it would have: Ctrl-C mid-way leaves nothing behind. Only one-shot commands use this.
+ * SIGTERM and SIGHUP (Ctrl-C, a closed ssh session: node ends on SIGHUP even under nohup) remove
+ * them, then the process ends by that signal as it would have: Ctrl-C mid-way leaves nothing
+ * behind. Only one-shot commands use this.
  */
 import { rmSync } from 'node:fs';
 
@@ -23,12 +24,12 @@ function listen(on: boolean): void {
   }
 }
 
-/** Removes `file` if the process is interrupted before the returned function is called. */
-export function removeOnInterrupt(file: string): () => void {
+/** Removes `files` if the process is interrupted before the returned function is called. */
+export function removeOnInterrupt(...files: string[]): () => void {
   if (pending.size === 0) listen(true);
-  pending.add(file);
+  for (const file of files) pending.add(file);
   return () => {
-    if (!pending.delete(file)) return;
+    for (const file of files) pending.delete(file);
     if (pending.size === 0) listen(false);
   };
 }

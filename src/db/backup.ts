@@ -77,8 +77,9 @@ export async function backupDatabase(dataDir: string, target: string): Promise<B
   if (existsSync(dest)) throw new Error(`${dest} already exists: choose a new file name`);
   const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.tmp`);
   // VACUUM INTO writes into an empty file that exists and keeps its mode (SQLite would create 0644).
-  // Registered before the file exists: a signal in between must not find it unregistered.
-  const done = removeOnInterrupt(tmp);
+  // Registered before the file exists: a signal in between must not find it unregistered. VACUUM
+  // INTO writes a rollback journal beside it while it runs.
+  const done = removeOnInterrupt(tmp, `${tmp}-journal`);
   try {
     closeSync(openSync(tmp, 'wx', 0o600));
     chmodSync(tmp, 0o600);

@@ -64,6 +64,11 @@ test('Ctrl-C during rigd backup and rigd restore: nothing half-written is left, 
   t.equal(backup.signal, 'SIGINT', `backup ended by SIGINT (code ${backup.code}, ${backup.stderr.trim()})`);
   t.deepEqual(readdirSync(out), [], 'nothing left where the backup was going: no temp copy, no FILE');
   t.deepEqual(await userNames(env), ['ana'], 'the database still holds ana');
+  // Later, while VACUUM INTO writes: its rollback journal goes too.
+  const writing = await interruptWhen(['backup', path.join(out, 'full.sqlite')], env, out, /\.tmp-journal$/);
+  t.ok(writing.sent, 'SIGINT sent while VACUUM INTO was writing (its journal there)');
+  t.equal(writing.signal, 'SIGINT', `backup ended by SIGINT (code ${writing.code}, ${writing.stderr.trim()})`);
+  t.deepEqual(readdirSync(out), [], 'nothing left: no temp copy, no journal, no FILE');
 
   // A whole backup to restore from, then a restore interrupted while it copies it in.
   const whole = await rigd(['backup', path.join(out, 'whole.sqlite')], { env });
