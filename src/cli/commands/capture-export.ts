@@ -7,6 +7,7 @@ import { EXPORT_FORMATS, exportTable, isExportFormat, type TableExport } from '.
 import { removeOnInterrupt } from '../../temp-files.ts';
 import { withApp } from '../context.ts';
 import { UsageError } from '../fail.ts';
+import { outputFile } from '../output-file.ts';
 import { parseCaptureId } from './capture-id.ts';
 
 interface ExportOptions {
@@ -45,9 +46,10 @@ export async function capturesExportCommand(idText: string, table: string, _opts
   const format = opts.format ?? 'csv';
   if (!isExportFormat(format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
   if (opts.output === '') throw new UsageError('-o needs a file name');
+  const file = opts.output !== undefined && opts.output !== '-' ? outputFile('-o', opts.output) : undefined;
   await withApp(cmd, async (app) => {
     const out = await exportTable(app.captures, app.config.data_dir, id, table, format, app.config.database.url, { pageBytes: app.config.captures.export_page_bytes });
-    if (opts.output !== undefined && opts.output !== '-') await toFile(out, path.resolve(opts.output));
+    if (file !== undefined) await toFile(out, file);
     else await toStdout(out);
   });
 }
