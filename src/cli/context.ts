@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.ts';
 import type { Reader } from '../db/reader.ts';
 import { passwordOf } from '../db/database-url.ts';
 import { maskInFailures } from './fail.ts';
+import { noteDataDirForFailures } from './not-owner.ts';
 
 export interface GlobalOptions {
   config?: string;
@@ -15,6 +16,7 @@ export interface GlobalOptions {
 export const dataDirsInUse = new Map<string, import('../services/data-files.ts').Owner>();
 
 async function noteDataDir(dataDir: string): Promise<void> {
+  noteDataDirForFailures(dataDir);
   if (typeof process.getuid !== 'function' || process.getuid() !== 0 || dataDirsInUse.has(dataDir)) return;
   const { dataDirOwner } = await import('../services/data-files.ts');
   dataDirsInUse.set(dataDir, dataDirOwner(dataDir));

@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { CannotStart, ConfigError, DomainError, EnvFileError } from '../errors.ts';
 import { passwordOf, redactText } from '../db/database-url.ts';
+import { notOwnerHint } from './not-owner.ts';
 import { terminalLines } from './terminal-text.ts';
 
 /** Exit codes of every command. */
@@ -60,18 +61,23 @@ export function reportFailure(err: unknown, write: (line: string) => void = (l) 
     write(`rigd: ${firstLine(err.message)}\n`);
     return EXIT.usage;
   }
+  // A file rigd may not open or write: most often the wrong user (no sudo); the line says whose data_dir it is.
+  const denied = (line: string) => write(`rigd: ${line}${notOwnerHint(line)}\n`);
   if (err instanceof DomainError || err instanceof CannotStart) {
-    write(`rigd: ${firstLine(err.message)}\n`);
+    denied(firstLine(err.message));
     return EXIT.failure;
   }
   const e = err as NodeJS.ErrnoException;
   if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) {
-    write(`rigd: ${firstLine(e.message)}\n`);
+    denied(firstLine(e.message));
     return EXIT.failure;
   }
   const sqlite = sqliteFileError(err);
   if (sqlite) {
-    write(`rigd: database: ${sqlite}\n`);
+    const locked = /SQLITE_(BUSY|LOCKED)/.test(sqlite)
+      ? ': another process held its write lock too long (a rigd serve or rigd command stopped mid-write, an open sqlite3 shell): end that, then run this again'
+      : '';
+    denied(`database: ${sqlite}${locked}`);
     return EXIT.failure;
   }
   // Whatever it is, a database URL's password and the config's secrets in it are masked.

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, type CommandOptions } from 'commander';
+import { exclusiveFlags } from './exclusive-flags.ts';
 import { EXIT, onClosedOutput, reportFailure } from './fail.ts';
+import { dropSequelizeRollbackWarnings } from './sequelize-noise.ts';
 
 /** Commands load their modules when run, so `rigd --version` stays fast. */
 type Action = (...args: never[]) => Promise<void>;
@@ -60,7 +62,7 @@ export function buildProgram(): Command {
     .description('remove a user and end their sessions')
     .exitOverride()
     .action(lazy(() => import('./commands/user.ts'), (m) => m.userRemove));
-  user
+  const userSet = user
     .command('set <name>')
     .description("change a user's email or admin flag")
     .option('-e, --email <email>', 'new email address')
@@ -69,6 +71,7 @@ export function buildProgram(): Command {
     .option('--json', 'print the user as JSON')
     .exitOverride()
     .action(lazy(() => import('./commands/user.ts'), (m) => m.userSet));
+  exclusiveFlags(userSet, 'admin', 'no-admin');
   user
     .command('unlock <name>')
     .description("clear a user's failed logins (from every client)")
@@ -188,7 +191,7 @@ export function buildProgram(): Command {
     .option('--all', 'every ingested capture')
     .option('--rig <id>', 'only captures of this rig')
     .option('--since <time>', 'only captures last imported since then: an ISO 8601 time or a duration such as 24h')
-    .option('--wait', 'wait until every capture queued is ingested (exit 0) or one failed (exit 1)')
+    .option('--wait', 'wait until every capture queued has ended: exit 0 when all were ingested, 1 when any failed')
     .option('--json', 'JSON only')
     .exitOverride()
     .action(lazy(() => import('./commands/capture-reimport.ts'), (m) => m.capturesReimportCommand));
@@ -255,7 +258,12 @@ async function handOver(): Promise<void> {
 export async function main(argv: string[]): Promise<number> {
   onClosedOutput(handOver);
   try {
-    await buildProgram().parseAsync(argv);
+    const program = buildProgram();
+    // One-shot commands report a failed write in one line; serve keeps Sequelize's warning in its log.
+    program.hook('preAction', (_program, action) => {
+      if (action.name() !== 'serve') dropSequelizeRollbackWarnings();
+    });
+    await program.parseAsync(argv);
     return EXIT.ok;
   } catch (err) {
     return reportFailure(err);

@@ -16,6 +16,7 @@ import sqlite3 from 'sqlite3';
 import { migrations } from './migrations/index.ts';
 import { loadDialect } from './dialect/index.ts';
 import { DB_FILE } from './file.ts';
+import { removeOnInterrupt } from '../temp-files.ts';
 
 export interface BackupResult {
   file: string;
@@ -76,19 +77,19 @@ export async function backupDatabase(dataDir: string, target: string): Promise<B
   if (existsSync(dest)) throw new Error(`${dest} already exists: choose a new file name`);
   const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.tmp`);
   // VACUUM INTO writes into an empty file that exists and keeps its mode (SQLite would create 0644).
-  closeSync(openSync(tmp, 'wx', 0o600));
-  chmodSync(tmp, 0o600);
-  const dialect = await loadDialect();
-  const sequelize = dialect.connect(dataDir);
+  // Registered before the file exists: a signal in between must not find it unregistered. VACUUM
+  // INTO writes a rollback journal beside it while it runs.
+  const done = removeOnInterrupt(tmp, `${tmp}-journal`);
   try {
-    await sequelize.query('VACUUM INTO ?', { replacements: [tmp] });
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  } finally {
-    await dialect.close(sequelize);
-  }
-  try {
+    closeSync(openSync(tmp, 'wx', 0o600));
+    chmodSync(tmp, 0o600);
+    const dialect = await loadDialect();
+    const sequelize = dialect.connect(dataDir);
+    try {
+      await sequelize.query('VACUUM INTO ?', { replacements: [tmp] });
+    } finally {
+      await dialect.close(sequelize);
+    }
     await verifyDatabaseFile(tmp);
     fsyncPath(tmp);
     renameSync(tmp, dest);
@@ -96,6 +97,8 @@ export async function backupDatabase(dataDir: string, target: string): Promise<B
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
+  } finally {
+    done();
   }
   return { file: dest, bytes: statSync(dest).size };
 }
@@ -108,35 +111,40 @@ export interface RestoreResult {
 
 /**
  * Replaces the database in dataDir with `source` after verifying it. The caller makes sure no server
- * runs on dataDir. The old database is checkpointed (its WAL folded in) and kept aside, renamed.
+ * runs on dataDir. The backup is copied next to the database first (interrupted there, the database
+ * is untouched); then the old database is checkpointed (its WAL folded in) and kept aside, renamed,
+ * and the copy renamed into its place.
  */
 export async function restoreDatabase(dataDir: string, source: string, now = new Date()): Promise<RestoreResult> {
   const src = path.resolve(source);
   const applied = await verifyDatabaseFile(src);
   const live = path.resolve(dataDir, DB_FILE);
-  let previous: string | null = null;
-  if (existsSync(live)) {
-    const dialect = await loadDialect();
-    const sequelize = dialect.connect(dataDir);
-    try {
-      await sequelize.query('PRAGMA wal_checkpoint(TRUNCATE)');
-    } finally {
-      await dialect.close(sequelize);
-    }
-    previous = `${live}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
-    renameSync(live, previous);
-    for (const suffix of ['-wal', '-shm']) rmSync(`${live}${suffix}`, { force: true });
-  }
   const tmp = `${live}.restore-${randomBytes(4).toString('hex')}.tmp`;
+  const done = removeOnInterrupt(tmp);
+  let previous: string | null = null;
   try {
     await copyFile(src, tmp);
     fsyncPath(tmp);
+    if (existsSync(live)) {
+      const dialect = await loadDialect();
+      const sequelize = dialect.connect(dataDir);
+      try {
+        await sequelize.query('PRAGMA wal_checkpoint(TRUNCATE)');
+      } finally {
+        await dialect.close(sequelize);
+      }
+      previous = `${live}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
+      renameSync(live, previous);
+      for (const suffix of ['-wal', '-shm']) rmSync(`${live}${suffix}`, { force: true });
+    }
     renameSync(tmp, live);
     fsyncPath(path.dirname(live));
   } catch (err) {
     rmSync(tmp, { force: true });
     if (previous && !existsSync(live)) renameSync(previous, live);
     throw err;
+  } finally {
+    done();
   }
   return { previous, migrations: applied };
 }

@@ -185,3 +185,17 @@ test('refusals: unknown capture, not ingested, no such table, bad format, bad id
   t.equal(id.code, 2);
   t.equal(id.stderr, 'rigd: capture id must be a positive integer, got "abc"\n');
 });
+
+test('-o into a directory that does not exist, or onto a directory: one line naming it, nothing written', async (t) => {
+  const cases: [string, string, RegExp][] = [
+    ['a missing directory', path.join(files, 'no', 'such', 'x.csv'), new RegExp(`^rigd: -o: directory ${files}/no/such does not exist: create it or choose another place\\n$`)],
+    ['a directory', files, new RegExp(`^rigd: -o: ${files} is a directory: name a file in it\\n$`)],
+  ];
+  for (const [what, target, expected] of cases) {
+    const before = readdirSync(files).sort();
+    const r = await rigd(['captures', 'export', String(first), 'frames', '-o', target], { env });
+    t.equal(r.code, 2, `${what}: exit 2`);
+    t.match(r.stderr, expected, `${what}: one line naming it (${r.stderr.trim()})`);
+    t.deepEqual(readdirSync(files).sort(), before, `${what}: no file written, no temp file left`);
+  }
+});

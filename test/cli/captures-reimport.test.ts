@@ -146,6 +146,10 @@ test('reimport refuses to guess: no selection is a usage error; an empty selecti
   t.deepEqual([none.code, none.stderr], [2, 'rigd: say which captures: --all, --rig ID or --since T\n'], 'no selection: exit 2, one line');
   const bad = await rigd(['captures', 'reimport', '--since', 'yesterday'], { env });
   t.equal(bad.code, 2, 'a --since that is no time: exit 2');
+  t.match(bad.stderr, /^rigd: --since must be an ISO 8601 time such as 2026-11-01T00:00Z or a duration such as 24h or 7d, got "yesterday"\n$/, 'one line naming both forms --since takes');
+  const badDate = await rigd(['captures', 'reimport', '--since', '2026-13-45'], { env });
+  t.deepEqual([badDate.code, badDate.stderr.split('\n')[0]], [2, badDate.stderr.trim()], 'a date that is no date: exit 2, one line');
+  t.match(badDate.stderr, /^rigd: --since must be an ISO 8601 time such as .* got "2026-13-45"/, 'the same words');
   const future = await rigd(['captures', 'reimport', '--since', '2099-01-01T00:00:00Z', '--json'], { env });
   t.deepEqual([future.code, JSON.parse(future.stdout)], [0, []], 'nothing imported since then: nothing queued, [] with --json');
   const rig = await rigd(['captures', 'reimport', '--rig', 'nobody'], { env });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { databaseSite } from '../../db/site.ts';
-import { DomainError } from '../../errors.ts';
+import { BackupFailed, checkBackupTargets, checkRestoreSource } from '../backup-files.ts';
 import { configFor, printJson } from '../context.ts';
 import { printLines } from '../terminal-text.ts';
 import { formatBytes } from '../views/progress-bar.ts';
@@ -8,12 +8,6 @@ import { formatBytes } from '../views/progress-bar.ts';
 async function record(kind: 'backup' | 'restore', config: { data_dir: string; database: { url: string } }, file: string, details: Record<string, unknown>): Promise<void> {
   const { recordCommand } = await import('../../services/audit/record.ts');
   await recordCommand(config.data_dir, config.database.url, { kind, subject: file, details });
-}
-
-class BackupFailed extends DomainError {
-  constructor(message: string) {
-    super('unprocessable', 'backup_failed', message);
-  }
 }
 
 function message(err: unknown): string {
@@ -25,6 +19,7 @@ function message(err: unknown): string {
  * the capture store), safe while rigd serve runs.
  */
 export async function backupCommand(file: string, opts: { json?: boolean; captureStore?: string }, cmd: Command): Promise<void> {
+  checkBackupTargets(file, opts.captureStore);
   const config = await configFor(cmd);
   const site = databaseSite(config.data_dir, config.database.url);
   if (site.kind === 'server') {
@@ -58,6 +53,7 @@ export async function restoreCommand(file: string, opts: { json?: boolean }, cmd
   if (servers.length > 0) {
     throw new BackupFailed(`rigd serve is running on ${config.data_dir} (pid ${servers.join(', ')}): stop it first (systemctl stop rigd), then restore`);
   }
+  checkRestoreSource(file);
   const site = databaseSite(config.data_dir, config.database.url);
   if (site.kind === 'server') {
     await pgRestore(site.url, file, opts);

@@ -28,14 +28,19 @@ class ReimportFailed extends DomainError {
   }
 }
 
-/** --since: an ISO 8601 time, or a duration back from now (24h, 7d). */
+/** --since: an ISO 8601 time, or a duration back from now (24h, 7d); the error names both forms. */
 function sinceTime(text: string): Date {
+  const refused = () => new UsageError(`--since must be an ISO 8601 time such as 2026-11-01T00:00Z or a duration such as 24h or 7d, got ${JSON.stringify(text.slice(0, 40))}`);
   if (/^\d{4}-\d{2}-\d{2}/.test(text.trim())) {
     const at = new Date(text.trim());
-    if (Number.isNaN(at.getTime())) throw new UsageError(`--since must be an ISO 8601 time or a duration such as 24h, got ${JSON.stringify(text.slice(0, 40))}`);
+    if (Number.isNaN(at.getTime())) throw refused();
     return at;
   }
-  return new Date(Date.now() - parseSince(text));
+  try {
+    return new Date(Date.now() - parseSince(text));
+  } catch (err) {
+    throw err instanceof UsageError ? refused() : err;
+  }
 }
 
 /** Polls the captures queued until none is queued or ingesting. */

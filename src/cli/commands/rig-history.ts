@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { rigIdArgument } from './rig-id.ts';
 import { reportsCsv } from '../../services/rigs/report-csv.ts';
 import { rigHistory } from '../../services/rigs/history.ts';
 import { printJson, withReader } from '../context.ts';
@@ -15,6 +16,7 @@ interface HistoryOptions {
 
 /** `rigd rigs history ID [--since 24h] [--csv|--json]`: the rig's reports, newest first. */
 export async function rigsHistoryCommand(id: string, _opts: unknown, cmd: Command): Promise<void> {
+  rigIdArgument(id);
   const opts = cmd.optsWithGlobals<HistoryOptions>();
   if (opts.csv && opts.json) throw new UsageError('--csv and --json exclude each other');
   const sinceText = opts.since ?? '24h';

@@ -20,8 +20,12 @@ function row(u: PublicUser) {
 }
 
 export async function userAdd(name: string, opts: AddOptions, cmd: Command): Promise<void> {
-  const password = await obtainPassword(Boolean(opts.passwordStdin), true);
-  const user = await withApp(cmd, (app) => app.users.create({ username: name, email: opts.email, password, admin: opts.admin }, { actor: cliActor() }));
+  // Name and email first: nobody types a password twice for a user that cannot be added.
+  const user = await withApp(cmd, async (app) => {
+    await app.users.checkNew({ username: name, email: opts.email });
+    const password = await obtainPassword(Boolean(opts.passwordStdin), true);
+    return app.users.create({ username: name, email: opts.email, password, admin: opts.admin }, { actor: cliActor() });
+  });
   if (opts.json) printJson(row(user));
   else printLines(`added user ${user.username} (id ${user.id}${user.admin ? ', admin' : ''})`);
 }
@@ -38,8 +42,11 @@ export async function userList(opts: { json?: boolean }, cmd: Command): Promise<
 }
 
 export async function userPasswd(name: string, opts: { passwordStdin?: boolean }, cmd: Command): Promise<void> {
-  const password = await obtainPassword(Boolean(opts.passwordStdin), true);
-  await withApp(cmd, (app) => app.users.setPassword(name, password, { actor: cliActor() }));
+  await withApp(cmd, async (app) => {
+    await app.users.getByName(name);
+    const password = await obtainPassword(Boolean(opts.passwordStdin), true);
+    await app.users.setPassword(name, password, { actor: cliActor() });
+  });
   printLines(`password changed for ${name}; their sessions were ended`);
 }
 

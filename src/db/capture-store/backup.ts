@@ -11,6 +11,7 @@ import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { captureStorePath } from './layout.ts';
 import { all, closeDatabase, run } from './sqlite-file.ts';
+import { removeOnInterrupt } from '../../temp-files.ts';
 
 export interface StoreBackupResult {
   file: string;
@@ -39,9 +40,12 @@ export async function backupCaptureStore(dataDir: string, target: string): Promi
   const dest = path.resolve(target);
   if (existsSync(dest)) throw new Error(`${dest} already exists: choose a new file name`);
   const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.tmp`);
-  closeSync(openSync(tmp, 'wx', 0o600));
-  chmodSync(tmp, 0o600);
+  // Registered before the file exists: a signal in between must not find it unregistered. VACUUM
+  // INTO writes a rollback journal beside it while it runs.
+  const done = removeOnInterrupt(tmp, `${tmp}-journal`);
   try {
+    closeSync(openSync(tmp, 'wx', 0o600));
+    chmodSync(tmp, 0o600);
     const db = await openReadOnly(source);
     try {
       db.configure('busyTimeout', 10_000);
@@ -63,6 +67,8 @@ export async function backupCaptureStore(dataDir: string, target: string): Promi
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
+  } finally {
+    done();
   }
   return { file: dest, bytes: statSync(dest).size };
 }

@@ -64,12 +64,21 @@ export class UserService {
     return appendAudit(this.db, { kind, actor: by?.actor ?? null, client: by?.client ?? null, subject, details });
   }
 
+  /**
+   * Refuses a new user that create would refuse for its name or email (invalid, already taken),
+   * before anyone is asked to type a password for it. create checks again.
+   */
+  async checkNew(input: { username: string; email: string }): Promise<void> {
+    checkUsername(input.username);
+    checkEmail(input.email);
+    const existing = await this.findByLogin(input.username);
+    if (existing?.username_key === input.username.toLowerCase()) throw new Conflict(`user ${input.username} already exists`, 'user_exists');
+    const owner = await this.findByLogin(input.email);
+    if (owner) throw new Conflict(`email ${input.email} is already used by ${owner.username}`, 'email_exists');
+  }
+
   async create(input: NewUser, by?: ChangedBy): Promise<PublicUser> {
-    if (!USERNAME.test(input.username)) {
-      throw new InvalidInput('username must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit', [
-        { field: 'username', message: 'invalid username' },
-      ]);
-    }
+    checkUsername(input.username);
     checkEmail(input.email);
     const hash = await this.passwords.hash(input.password);
     const stored = await insertUser(this.db, { username: input.username, email: input.email, password_hash: hash, is_admin: input.admin ?? false });
@@ -160,6 +169,14 @@ export class UserService {
     return existing.username_key === input.username.toLowerCase()
       ? new Conflict(`user ${input.username} already exists`, 'user_exists')
       : new Conflict(`email ${input.email} is already used by ${existing.username}`, 'email_exists');
+  }
+}
+
+function checkUsername(username: string): void {
+  if (!USERNAME.test(username)) {
+    throw new InvalidInput('username must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit', [
+      { field: 'username', message: 'invalid username' },
+    ]);
   }
 }
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { redactText } from '../../database-url.ts';
+import { removeOnInterrupt } from '../../../temp-files.ts';
 
 /** A pg_dump / pg_restore run: its arguments, its environment (the password) and how it prints. */
 export interface PgToolCommand {
@@ -49,15 +50,19 @@ export function runPgTool(cmd: PgToolCommand, file: string): Promise<number> {
     // A dump holds password hashes and session tokens: 0600 from the start (pg_dump keeps the mode of
     // the file it truncates), and again at the end for a file that was there before.
     const created = cmd.tool === 'pg_dump' && !existsSync(file);
+    // Interrupted, a dump written under its final name would look like a backup: it goes.
+    const done = created ? removeOnInterrupt(file) : () => undefined;
     if (created) closeSync(openSync(file, 'a', 0o600));
     const child = spawn(cmd.tool, cmd.args, { env: { ...process.env, ...cmd.env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', (err) => {
+      done();
       if (created) rmSync(file, { force: true });
       reject(err);
     });
     child.on('close', (code) => {
+      done();
       if (code !== 0) {
         if (created) rmSync(file, { force: true });
         const last = stderr.trim().split('\n').pop() ?? '';
