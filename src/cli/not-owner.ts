@@ -9,8 +9,8 @@ export function noteDataDirForFailures(dir: string): void {
   dataDir = dir;
 }
 
-/** A failure that says this process may not write or open a file. */
-const DENIED = /\b(SQLITE_READONLY|SQLITE_CANTOPEN|SQLITE_PERM|EACCES|EPERM)\b|readonly database|permission denied/i;
+/** A failure that says this process may not write or open a file (the driver's words, or DatabaseReadOnly's). */
+const DENIED = /\b(SQLITE_READONLY|SQLITE_CANTOPEN|SQLITE_PERM|EACCES|EPERM)\b|readonly database|permission denied|database cannot be written/i;
 
 /**
  * What to add to a failure line when the cause is most likely the user the command runs as: an

@@ -57,7 +57,7 @@ test('rigd run as a user who may not write data_dir: the failure names the owner
       t.equal(res.code, 1, `${whose}'s data_dir, rigd ${name} as nobody: exit 1`);
       const line = res.stderr.trim();
       t.equal(line.split('\n').length, 1, `one line: ${line}`);
-      t.match(line, /^rigd: .*(readonly|SQLITE_READONLY|SQLITE_CANTOPEN|EACCES)/, 'says what failed');
+      t.match(line, /^rigd: .*(readonly|SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|database cannot be written)/, 'says what failed');
       t.match(line, hint, `and whose data_dir it is: ${whose}`);
     }
     t.deepEqual(readdirSync(dataDir).sort(), before, `${whose}'s data_dir: nothing added`);
