@@ -46,6 +46,7 @@ export async function configFor(cmd: Command, overrides?: Record<string, unknown
   const cached = cachedConfig(request);
   if (cached) {
     maskConfigSecrets(cached);
+    await warnUnknownEnv(cached);
     await noteDataDir(cached.data_dir);
     return Object.freeze(cached);
   }
@@ -53,8 +54,19 @@ export async function configFor(cmd: Command, overrides?: Record<string, unknown
   const { config } = loadConfig(request);
   rememberConfig(request, config);
   maskConfigSecrets(config);
+  await warnUnknownEnv(config);
   await noteDataDir(config.data_dir);
   return config;
+}
+
+let envWarned = false;
+
+/** One line on stderr for each RIGD_* variable rigd does not know (a misspelled one is ignored otherwise). */
+async function warnUnknownEnv(config: Readonly<Config>): Promise<void> {
+  if (envWarned) return;
+  envWarned = true;
+  const [{ withEnvFile }, { unknownEnvVars, unknownEnvText }] = await Promise.all([import('../config/env-file.ts'), import('../config/env-names.ts')]);
+  for (const u of unknownEnvVars(withEnvFile(process.env), config)) process.stderr.write(`rigd: warning: ${unknownEnvText(u)}\n`);
 }
 
 /** No failure line of this command shows the config's secrets, wherever they were set. */
