@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { rigd } from '../helpers/cli.ts';
-import { sqliteOnly } from '../helpers/dialect.ts';
+import { onPostgres, postgresOnly, sqliteOnly } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const READ_ONLY: string[][] = [
@@ -71,13 +71,22 @@ test('rigd migrate and rigd user add create a data_dir that does not exist', asy
   const a = path.join(parent, 'a');
   const migrate = await rigd(['migrate'], { env: { RIGD_DATA_DIR: a } });
   t.equal(migrate.code, 0, migrate.stderr.trim());
-  t.ok(existsSync(a), 'migrate created it');
+  if (!onPostgres) t.ok(existsSync(a), 'migrate created it'); // (on PostgreSQL the database is not in it)
   const b = path.join(parent, 'b');
   const add = await rigd(['user', 'add', 'ana', '--email', 'ana@example.com', '--password-stdin'], { env: { RIGD_DATA_DIR: b }, input: 'ana-password-1\n' });
   t.equal(add.code, 0, add.stderr.trim());
-  t.ok(existsSync(b), 'user add created it');
+  if (!onPostgres) t.ok(existsSync(b), 'user add created it');
   const list = await rigd(['user', 'list', '--json'], { env: { RIGD_DATA_DIR: b } });
   t.equal(list.code, 0, list.stderr.trim());
   t.deepEqual(JSON.parse(list.stdout).map((u: { username: string }) => u.username), ['ana'], 'and a read-only command reads it afterwards');
+  t.end();
+});
+
+test('on PostgreSQL a data_dir that does not exist does not stand for the database: read-only commands answer', async (t) => {
+  if (postgresOnly(t, 'the database is in PostgreSQL, not in data_dir')) return t.end();
+  const missing = path.join(tmpDir(), 'not-here');
+  const res = await rigd(['rigs', '--json'], { env: { RIGD_DATA_DIR: missing } });
+  t.equal(res.code, 0, res.stderr.trim());
+  t.deepEqual(JSON.parse(res.stdout), []);
   t.end();
 });
