@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config/schema.ts';
 import type { Reader } from '../db/reader.ts';
 import { passwordOf } from '../db/database-url.ts';
+import { ConfigError } from '../errors.ts';
 import { maskInFailures } from './fail.ts';
 import { noteDataDirForFailures } from './not-owner.ts';
 
@@ -46,6 +47,7 @@ export async function configFor(cmd: Command, overrides?: Record<string, unknown
   const cached = cachedConfig(request);
   if (cached) {
     maskConfigSecrets(cached);
+    await warnUnknownEnv(cached);
     await noteDataDir(cached.data_dir);
     return Object.freeze(cached);
   }
@@ -53,8 +55,19 @@ export async function configFor(cmd: Command, overrides?: Record<string, unknown
   const { config } = loadConfig(request);
   rememberConfig(request, config);
   maskConfigSecrets(config);
+  await warnUnknownEnv(config);
   await noteDataDir(config.data_dir);
   return config;
+}
+
+let envWarned = false;
+
+/** One line on stderr for each RIGD_* variable rigd does not know (a misspelled one is ignored otherwise). */
+async function warnUnknownEnv(config: Readonly<Config>): Promise<void> {
+  if (envWarned) return;
+  envWarned = true;
+  const [{ withEnvFile }, { unknownEnvVars, unknownEnvText }] = await Promise.all([import('../config/env-file.ts'), import('../config/env-names.ts')]);
+  for (const u of unknownEnvVars(withEnvFile(process.env), config)) process.stderr.write(`rigd: warning: ${unknownEnvText(u)}\n`);
 }
 
 /** No failure line of this command shows the config's secrets, wherever they were set. */
@@ -62,10 +75,29 @@ function maskConfigSecrets(config: Readonly<Config>): void {
   maskInFailures(passwordOf(config.database.url), config.storage.minio.secret_key, config.ingest.webhook_token, config.server.cookie_secret, passwordOf(config.notify.email.smtp_url), ...config.notify.webhooks.map((h) => h.secret));
 }
 
-/** Opens the app for the length of one command and always closes it. */
-export async function withApp<T>(cmd: Command, fn: (app: import('../services/app.ts').App) => Promise<T>): Promise<T> {
+/**
+ * The config for a command that only reads. Its SQLite database lives in data_dir: a data_dir that
+ * does not exist is a wrong path (a mistyped RIGD_DATA_DIR or data_dir), not an empty install, so it
+ * is refused and nothing is created there. (An existing, empty data_dir is a fresh install: the
+ * database is created and migrated as for any command.)
+ */
+export async function readOnlyConfigFor(cmd: Command): Promise<Readonly<Config>> {
+  const config = await configFor(cmd);
+  const [{ databaseSite }, { dataDirMissing }] = await Promise.all([import('../db/site.ts'), import('../config/data-dir.ts')]);
+  if (databaseSite(config.data_dir, config.database.url).kind === 'file') {
+    const missing = dataDirMissing(config.data_dir);
+    if (missing) throw new ConfigError(missing);
+  }
+  return config;
+}
+
+/**
+ * Opens the app for the length of one command and always closes it; `readOnly`: the command only
+ * reads (readOnlyConfigFor).
+ */
+export async function withApp<T>(cmd: Command, fn: (app: import('../services/app.ts').App) => Promise<T>, opts: { readOnly?: boolean } = {}): Promise<T> {
   const { openApp } = await import('../services/app.ts');
-  const app = await openApp(await configFor(cmd), { metrics: false });
+  const app = await openApp(await (opts.readOnly ? readOnlyConfigFor(cmd) : configFor(cmd)), { metrics: false });
   try {
     return await fn(app);
   } finally {
@@ -110,10 +142,10 @@ export async function withCaptures<T>(cmd: Command, fn: (tools: CaptureTools) =>
  * commands); otherwise the app is opened, which creates and migrates the database first.
  */
 export async function withReader<T>(cmd: Command, fn: (reader: Reader, config: Readonly<Config>) => Promise<T>): Promise<T> {
-  const config = await configFor(cmd);
+  const config = await readOnlyConfigFor(cmd);
   const { openLiteReader } = await import('../db/reader.ts');
   const lite = await openLiteReader(config.data_dir, config.database.url);
-  if (!lite) return withApp(cmd, (app) => fn(app.db.reader, config));
+  if (!lite) return withApp(cmd, (app) => fn(app.db.reader, config), { readOnly: true });
   try {
     return await fn(lite, config);
   } finally {

@@ -185,16 +185,19 @@ export function buildProgram(): Command {
     .option('--timeout <seconds>', 'stop the query after this long (default 30)')
     .exitOverride()
     .action(lazy(() => import('./commands/capture-query.ts'), (m) => m.capturesQueryCommand));
-  captures
+  const reimport = captures
     .command('reimport')
     .description('import ingested captures again from storage, replacing their rows in the capture store (rebuilds a lost store)')
-    .option('--all', 'every ingested capture')
+    .option('--all', 'every ingested capture (not with --rig or --since)')
     .option('--rig <id>', 'only captures of this rig')
     .option('--since <time>', 'only captures last imported since then: an ISO 8601 time or a duration such as 24h')
     .option('--wait', 'wait until every capture queued has ended: exit 0 when all were ingested, 1 when any failed')
     .option('--json', 'JSON only')
     .exitOverride()
     .action(lazy(() => import('./commands/capture-reimport.ts'), (m) => m.capturesReimportCommand));
+  // --all is every capture: narrowing it by --rig or --since contradicts it (--rig with --since narrows both ways).
+  exclusiveFlags(reimport, 'all', 'rig');
+  exclusiveFlags(reimport, 'all', 'since');
 
   sub('ingest')
     .description('queue a capture file in storage for ingestion (rigd serve ingests it)')

@@ -56,7 +56,7 @@ interface Entry {
 const OLD_ENTRY = /^config-[0-9a-f]{32}\.json(\.[0-9a-f]+\.tmp)?$/;
 
 /** The modules that decide what validation gives, next to this one, in the same form (.ts under tsx, .js when built). */
-const VALIDATION_MODULES = ['schema', 'alerts', 'captures', 'notify', 'rules', 'describe', 'data-dir', 'env-file', 'load'];
+const VALIDATION_MODULES = ['schema', 'alerts', 'captures', 'notify', 'rules', 'describe', 'data-dir', 'env-file', 'env-names', 'nearest', 'load'];
 
 function schemaBytes(): Buffer {
   const here = fileURLToPath(import.meta.url);

@@ -4,7 +4,7 @@
  * (kernel file systems: the database cannot live there), also not through a symbolic link.
  * Writability is not checked here: `rigd doctor` reports it, and opening the database says so.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const KERNEL_DIRS = ['/proc', '/sys', '/dev'];
@@ -51,4 +51,13 @@ export function dataDirProblem(dir: string): string | null {
   }
   const under = kernelDir(real);
   return under ? `is under ${under} through ${existing} -> ${real} ${EXPECTED}` : null;
+}
+
+/**
+ * The line refusing a data_dir (absolute) that does not exist to a command that only reads it, or
+ * null when it exists.
+ */
+export function dataDirMissing(dir: string): string | null {
+  if (existsSync(dir)) return null;
+  return `data_dir ${dir} does not exist: check RIGD_DATA_DIR, data_dir in the config file or --config (rigd serve, rigd migrate and rigd user add create it; this command only reads)`;
 }

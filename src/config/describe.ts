@@ -8,6 +8,7 @@
 import type Joi from 'joi';
 import { redactUrl } from '../db/database-url.ts';
 import { KeyedProblem, Problem } from './rules.ts';
+import { nearest } from './nearest.ts';
 
 /** Values of these keys are never printed. */
 const SECRET = /(secret|token|password|access_key)$/;
@@ -110,7 +111,9 @@ export function describeConfigError(err: Joi.ValidationError, root: Joi.Schema, 
   const where = sourceOf(names);
   if (detail.type === 'object.unknown') {
     const known = Object.keys((schemaAt(root, detail.path.slice(0, -1))?.keys as object) ?? {});
-    return `config: unknown key "${key}" (expected one of: ${known.join(', ')})${where}`;
+    const guess = nearest(String(detail.path[detail.path.length - 1]), known);
+    const hint = guess ? `: did you mean "${[...detail.path.slice(0, -1), guess].join('.')}"?` : '';
+    return `config: unknown key "${key}"${hint} (expected one of: ${known.join(', ')})${where}`;
   }
   const ctxError = detail.context?.error;
   if (ctxError instanceof KeyedProblem) return `config: ${ctxError.key}: ${shown(ctxError.key, ctxError.value)} ${ctxError.message}${sourceOf(ctxError.key.split('.'))}`;

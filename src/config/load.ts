@@ -4,6 +4,7 @@ import { readConfigText } from './read-capped.ts';
 import { dataDirProblem, resolveDataDir } from './data-dir.ts';
 import { describeConfigError } from './describe.ts';
 import { withEnvFile } from './env-file.ts';
+import { envName } from './env-names.ts';
 import { webhookEnvOverrides } from './notify.ts';
 import { findConfigFile, SYSTEM_CONFIG_FILE } from './locate.ts';
 import { configSchema, type Config } from './schema.ts';
@@ -77,10 +78,7 @@ function allLeaves(): Leaf[] {
   return leaves;
 }
 
-/** The environment variable that overrides a key: storage.minio.access_key -> RIGD_STORAGE_MINIO_ACCESS_KEY. */
-export function envName(keyPath: string[]): string {
-  return `RIGD_${keyPath.join('_').toUpperCase()}`;
-}
+export { envName };
 
 function setPath(target: Record<string, unknown>, keyPath: string[], value: unknown): void {
   let node = target;

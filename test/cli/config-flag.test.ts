@@ -19,6 +19,6 @@ test('rigd --config "": refused before anything is opened or created', async (t)
     t.equal(res.stdout, '', 'nothing on stdout');
   }
   t.notOk(existsSync(dataDir), 'no data_dir was created from the fallback config');
-  const ok = await rigd(['--config', fallback, 'rigs'], { env: {} });
+  const ok = await rigd(['--config', fallback, 'migrate'], { env: {} });
   t.equal(ok.code, 0, `a named config still works ${ok.stderr}`);
 });

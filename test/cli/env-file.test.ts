@@ -1,7 +1,7 @@
 // Commands run from a shell read the service's env file (RIGD_ENV_FILE here, /etc/rigd/rigd.env by
 // default), as rigd.service does through EnvironmentFile=; the real environment wins over it.
 import { spawn } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'tape';
 import { RIGD, rigd, rigdEnv } from '../helpers/cli.ts';
@@ -25,6 +25,7 @@ test('rigd user add/list use the data_dir named in the env file; the real enviro
   t.equal(list.code, 0);
   t.deepEqual(JSON.parse(list.stdout).map((u: { username: string }) => u.username), ['ana'], 'the user is listed from there');
 
+  mkdirSync(fromEnv); // a fresh data_dir (one that does not exist is refused: test/cli/data-dir-missing.test.ts)
   const other = await rigd(['user', 'list', '--json'], { env: { ...env, RIGD_DATA_DIR: fromEnv } });
   t.equal(other.code, 0, `list exits 0 (${other.stderr.trim()})`);
   t.deepEqual(JSON.parse(other.stdout), [], 'RIGD_DATA_DIR of the environment wins: a fresh data_dir, no users');
@@ -32,6 +33,7 @@ test('rigd user add/list use the data_dir named in the env file; the real enviro
 
   // Same command, same environment, edited file: the config cache must not answer with the old file.
   const moved = path.join(dir, 'moved');
+  mkdirSync(moved);
   writeFileSync(envFile, `RIGD_DATA_DIR=${moved}\n${envFileDatabaseLine(moved)}`);
   const again = await rigd(['user', 'list', '--json'], { env });
   t.equal(again.code, 0);

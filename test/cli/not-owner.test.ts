@@ -68,7 +68,8 @@ test('rigd run as a user who may not write data_dir: the failure names the owner
   const parent = tmpDir();
   chmodSync(parent, 0o755);
   const typo = path.join(parent, 'typo');
-  const missing = await rigd(['rigs'], { env: { RIGD_DATA_DIR: typo }, user: operator });
+  // (a command that creates data_dir: one that only reads refuses a missing one, test/cli/data-dir-missing.test.ts)
+  const missing = await rigd(['migrate'], { env: { RIGD_DATA_DIR: typo }, user: operator });
   t.equal(missing.code, 1, 'a data_dir nobody may create: exit 1');
   t.match(missing.stderr.trim(), new RegExp(`; data_dir ${typo} does not exist and this user may not create it: check data_dir \\(or RIGD_DATA_DIR\\)$`), `says it does not exist: ${missing.stderr.trim()}`);
   t.doesNotMatch(missing.stderr, /sudo/, 'no advice to run it with sudo');

@@ -73,7 +73,7 @@ test('a bad config stops start-up with one line naming the key', async (t) => {
   writeFileSync(file, 'server:\n  port: 3000\n  prot: 1\n');
   const res = await rigd(['--config', file, 'serve'], { env: { RIGD_DATA_DIR: dir } });
   t.equal(res.code, 2, 'a bad config: exit 2');
-  t.match(res.stderr, new RegExp(`^rigd: config: unknown key "server\\.prot" \\(expected one of: host, port, [a-z_, ]+\\) \\(from ${file.replace(/[.]/g, '\\.')}\\)\n$`));
+  t.match(res.stderr, new RegExp(`^rigd: config: unknown key "server\\.prot": did you mean "server\\.port"\\? \\(expected one of: host, port, [a-z_, ]+\\) \\(from ${file.replace(/[.]/g, '\\.')}\\)\n$`));
   writeFileSync(file, 'vpn: {cidr: "10.144.0.0"}\n');
   const cidr = await rigd(['--config', file, 'serve'], { env: { RIGD_DATA_DIR: dir } });
   t.equal(cidr.code, 2);

@@ -42,6 +42,7 @@ test('the CLI remembers good configs and fails on a bad one every time', async (
   const cacheHome = path.join(dir, 'xdg');
   const file = path.join(dir, 'config.yaml');
   const env = { RIGD_DATA_DIR: path.join(dir, 'data'), XDG_CACHE_HOME: cacheHome };
+  mkdirSync(env.RIGD_DATA_DIR); // read-only commands refuse a data_dir that does not exist
   writeFileSync(file, 'rigs:\n  online_after_s: 60\n');
   const first = await rigd(['--config', file, 'user', 'list', '--json'], { env });
   t.equal(first.code, 0, 'first run validates');
@@ -118,6 +119,7 @@ function withSecrets(t: test.Test) {
   const file = path.join(dir, 'config.yaml');
   writeFileSync(file, `server:\n  cookie_secret: "${SECRETS.cookie}"\ningest:\n  webhook_token: '${SECRETS.webhook}'\n`);
   const dataDir = path.join(dir, 'data');
+  mkdirSync(dataDir); // read-only commands refuse a data_dir that does not exist
   const env: Record<string, string> = { HOME: home, RIGD_DATA_DIR: dataDir, RIGD_STORAGE_MINIO_SECRET_KEY: SECRETS.minio };
   const secrets = [SECRETS.cookie, SECRETS.webhook, SECRETS.minio];
   if (onPostgres) {

@@ -51,5 +51,5 @@ export async function capturesExportCommand(idText: string, table: string, _opts
     const out = await exportTable(app.captures, app.config.data_dir, id, table, format, app.config.database.url, { pageBytes: app.config.captures.export_page_bytes });
     if (file !== undefined) await toFile(out, file);
     else await toStdout(out);
-  });
+  }, { readOnly: true });
 }

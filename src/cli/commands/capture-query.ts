@@ -3,7 +3,7 @@ import type { StoreRow, StoreValue } from '../../db/capture-store/read.ts';
 import { queryStore } from '../../services/captures/query.ts';
 import { firstStatementEnd, isEmptySql } from '../../services/captures/sql-text.ts';
 import { csvField } from '../../services/csv.ts';
-import { configFor, printJson } from '../context.ts';
+import { printJson, readOnlyConfigFor } from '../context.ts';
 import { UsageError } from '../fail.ts';
 import { renderTable } from '../table.ts';
 
@@ -43,7 +43,7 @@ export async function capturesQueryCommand(sql: string, _opts: unknown, cmd: Com
   if (!isEmptySql(sql.slice(firstStatementEnd(sql)))) throw new UsageError('one statement at a time: the query has more than one');
   const limit = positiveInt('--limit', opts.limit ?? String(QUERY_DEFAULT_LIMIT), QUERY_MAX_LIMIT);
   const timeoutS = positiveInt('--timeout', opts.timeout ?? String(QUERY_DEFAULT_TIMEOUT_S), 86_400);
-  const config = await configFor(cmd);
+  const config = await readOnlyConfigFor(cmd);
   const result = await queryStore(config.data_dir, sql, { limit, timeoutMs: timeoutS * 1000 }, config.database.url);
   if (result.truncated) process.stderr.write(`rigd: only the first ${limit} rows are shown (--limit)\n`);
   const plain = (r: StoreRow) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plainValue(v)]));

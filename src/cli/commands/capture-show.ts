@@ -8,7 +8,7 @@ import { parseCaptureId } from './capture-id.ts';
 export async function capturesShowCommand(idText: string, _opts: unknown, cmd: Command): Promise<void> {
   const { json } = cmd.optsWithGlobals<{ json?: boolean }>();
   const id = parseCaptureId(idText);
-  const detail = await withApp(cmd, (app) => showCapture(app.captures, id));
+  const detail = await withApp(cmd, (app) => showCapture(app.captures, id), { readOnly: true });
   if (json) return printJson(detail);
   process.stdout.write(captureDetailText(detail));
 }

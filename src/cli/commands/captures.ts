@@ -46,15 +46,15 @@ export async function capturesCommand(opts: CapturesOptions, cmd: Command): Prom
   if (opts.watch && opts.json) {
     // NDJSON change events until interrupted (src/cli/watch-events.ts).
     const [{ followJson }, { diffCaptures }] = await Promise.all([import('../follow-json.ts'), import('../watch-events.ts')]);
-    return withApp(cmd, (app) => followJson({ load: async () => (await app.captures.list(list)).captures, diff: diffCaptures, intervalMs }));
+    return withApp(cmd, (app) => followJson({ load: async () => (await app.captures.list(list)).captures, diff: diffCaptures, intervalMs }), { readOnly: true });
   }
   if (opts.watch && !opts.json && process.stdout.isTTY) {
     // --watch on a terminal: a live view with a progress bar per download; otherwise print once.
     const launch = import('../views/launch.tsx');
     launch.catch(() => undefined);
-    return withApp(cmd, async (app) => (await launch).watchCaptures({ load: async () => (await app.captures.list(list)).captures, intervalMs, empty }));
+    return withApp(cmd, async (app) => (await launch).watchCaptures({ load: async () => (await app.captures.list(list)).captures, intervalMs, empty }), { readOnly: true });
   }
-  const page = await withApp(cmd, (app) => app.captures.list(list));
+  const page = await withApp(cmd, (app) => app.captures.list(list), { readOnly: true });
   if (opts.json) return printJson(page.captures);
   if (page.captures.length === 0) return printLines(empty);
   const now = new Date();

@@ -49,15 +49,15 @@ export async function uploadsCommand(opts: UploadsOptions, cmd: Command): Promis
   if (opts.watch && opts.json) {
     // NDJSON change events until interrupted (src/cli/watch-events.ts).
     const [{ followJson }, { diffUploads }] = await Promise.all([import('../follow-json.ts'), import('../watch-events.ts')]);
-    return withApp(cmd, (app) => followJson({ load: () => app.uploads.list(list), diff: diffUploads, intervalMs }));
+    return withApp(cmd, (app) => followJson({ load: () => app.uploads.list(list), diff: diffUploads, intervalMs }), { readOnly: true });
   }
   if (opts.watch && !opts.json && process.stdout.isTTY) {
     // --watch on a terminal: a live view with a progress bar per upload; otherwise print once.
     const launch = import('../views/launch.tsx');
     launch.catch(() => undefined);
-    return withApp(cmd, async (app) => (await launch).watchUploads({ load: () => app.uploads.list(list), intervalMs, empty }));
+    return withApp(cmd, async (app) => (await launch).watchUploads({ load: () => app.uploads.list(list), intervalMs, empty }), { readOnly: true });
   }
-  const uploads = await withApp(cmd, (app) => app.uploads.list(list));
+  const uploads = await withApp(cmd, (app) => app.uploads.list(list), { readOnly: true });
   if (opts.json) return printJson(uploads);
   if (uploads.length === 0) return printLines(empty);
   const now = new Date();

@@ -10,7 +10,8 @@ export const SESSION_COOKIE = '_service_pm_session';
 
 /**
  * The presented token: `Authorization: <token>` (the seed), `Authorization: Bearer <token>`,
- * else the `token` cookie. Null when none is presented.
+ * else the `token` cookie. Null when none is presented; a token cookie given more than once is
+ * refused (401 invalid_token saying so), not taken for none.
  */
 export function presentedToken(request: Request): string | null {
   const header = request.headers.authorization;
@@ -22,6 +23,8 @@ export function presentedToken(request: Request): string | null {
     return value;
   }
   const cookie = (request.state as Record<string, unknown> | null)?.[TOKEN_COOKIE];
+  // Given twice (`token=a; token=b`), the cookie parses to a list: which one was meant cannot be told.
+  if (Array.isArray(cookie)) throw new Unauthenticated('invalid_token', 'the token cookie is given more than once: send one token cookie, or the token in the Authorization header');
   return typeof cookie === 'string' && cookie !== '' ? cookie : null;
 }
 

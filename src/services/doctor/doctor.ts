@@ -6,6 +6,8 @@
 import { databaseSite } from '../../db/site.ts';
 import { loadConfig, type LoadOptions } from '../../config/load.ts';
 import { EnvFileError } from '../../errors.ts';
+import { withEnvFile } from '../../config/env-file.ts';
+import { unknownEnvText, unknownEnvVars } from '../../config/env-names.ts';
 import type { Config } from '../../config/schema.ts';
 import { checkDataDir, checkDiskSpace, checkVpnInterface } from './host.ts';
 import { checkServer, checkUploadHost } from './network.ts';
@@ -14,7 +16,7 @@ import { checkCaptureRows } from './capture-rows.ts';
 import { checkDataFiles } from './files.ts';
 import { checkNodes } from './nodes.ts';
 import { dataDirOwner, handOver } from '../data-files.ts';
-import { errorText, fail, ok, type Finding } from './finding.ts';
+import { errorText, fail, ok, warn, type Finding } from './finding.ts';
 import { checkStorage } from './storage.ts';
 
 export type { CheckStatus, Finding } from './finding.ts';
@@ -45,6 +47,9 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     return { ok: false, config_file: load.file ?? null, data_dir: null, checks };
   }
   const checks: Finding[] = [ok('config', `${file ? `${file} is valid` : 'no config file: built-in defaults (embedded storage)'}; data_dir ${config.data_dir}`)];
+  for (const u of unknownEnvVars(withEnvFile(load.env ?? process.env), config)) {
+    checks.push(warn('environment', unknownEnvText(u), `${u.nearest ? `rename it to ${u.nearest}` : 'rename it'} (in the environment or /etc/rigd/rigd.env), or remove it`));
+  }
   // Opening the database and pinging the embedded store may create files; run as root, they go to
   // data_dir's owner (only those: doctor changes nothing that was there before).
   const owner = dataDirOwner(config.data_dir);
