@@ -2,7 +2,7 @@
 // it answered before its extensions moved onto hapi's own points (routes.security, response.etag):
 // every header name, and its value where it is constant; values that change per request are
 // checked for their format here and stand in the expectation as <...>.
-// RIGD_PRINT_HEADER_SETS=1 prints the sets instead of comparing them.
+// RIGD_TEST_PRINT_HEADER_SETS=1 prints the sets instead of comparing them.
 import test from 'tape';
 import { weakEtag } from '../../src/services/weak-etag.ts';
 import { http, type HttpResponse } from '../helpers/http.ts';
@@ -131,7 +131,7 @@ test('full header sets of seed routes', async (t) => {
     answers['GET JSON 304'] = await http(`${s.url}/api/v1/test-echo`, { headers: { ...headers, 'if-none-match': String(echo.headers['etag']) } });
     answers['GET /rigs 200'] = await http(`${s.url}/rigs`, { headers: { ...headers, cookie: `token=${user.token}` } });
     const sets = Object.fromEntries(Object.entries(answers).map(([name, res]) => [`${name} -> ${res.status}`, headerSet(t, res)]));
-    if (process.env.RIGD_PRINT_HEADER_SETS) console.log(JSON.stringify(sets, null, 2));
+    if (process.env.RIGD_TEST_PRINT_HEADER_SETS) console.log(JSON.stringify(sets, null, 2));
     else t.deepEqual(sets, EXPECTED, 'the same header sets as recorded');
   } finally {
     await s.close();

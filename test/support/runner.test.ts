@@ -30,7 +30,7 @@ function runner(args: string[], env: Record<string, string>, onSpawn?: (child: C
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, 'test', 'run.mjs'), ...args], {
       cwd: root,
-      env: { ...process.env, RIGD_RUNNER_LOG: log, ...env },
+      env: { ...process.env, RIGD_TEST_RUNNER_LOG: log, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -97,7 +97,7 @@ test('two workers: files that share a subnet, a named resource or need the machi
 });
 
 test('RIGD_TEST_JOBS=1: one file at a time', async (t) => {
-  const run = await runner(files, { RIGD_TEST_JOBS: '1', RIGD_RUNNER_HOLD_MS: '300', RIGD_RUNNER_FREE_WAIT_MS: '300' });
+  const run = await runner(files, { RIGD_TEST_JOBS: '1', RIGD_TEST_RUNNER_HOLD_MS: '300', RIGD_TEST_RUNNER_FREE_WAIT_MS: '300' });
   t.equal(run.code, 1, 'exit 1: one assertion failed');
   t.equal(run.runs.size, NAMES.length, 'every fixture ran');
   const pairs = NAMES.flatMap((a, i) => NAMES.slice(i + 1).filter((b) => overlap(run, a, b)).map((b) => `${a}+${b}`));

@@ -1,13 +1,13 @@
 // A clean Debian root for installing the package for real: made with mmdebstrap from Debian's own
 // archive (the variant "apt": the essential packages and apt, no nodejs), kept as a tarball in a
-// cache for a day (RIGD_DEBIAN_ROOT_CACHE, default /var/cache/rigd-test/debian-roots) so that the
+// cache for a day (RIGD_TEST_DEBIAN_ROOT_CACHE, default /var/cache/rigd-test/debian-roots) so that the
 // SQLite and PostgreSQL runs of the suite, and the tests of one run, download it once. Each test
 // unpacks its own copy, mounts /proc in it and runs commands there with chroot. Needs root.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-const CACHE = process.env.RIGD_DEBIAN_ROOT_CACHE || '/var/cache/rigd-test/debian-roots';
+const CACHE = process.env.RIGD_TEST_DEBIAN_ROOT_CACHE || '/var/cache/rigd-test/debian-roots';
 const MAX_AGE_MS = 24 * 3600 * 1000;
 
 /** The Debian mirror this machine's apt uses (what mmdebstrap fetches from), else deb.debian.org. */

@@ -1,6 +1,6 @@
 // Builds a Debian package of this tree with scripts/package.mjs (--fast: the same files, gzip -1)
 // into a directory: for the running architecture or another, as this version or an older one.
-// A build is kept (RIGD_PACKAGE_TEST_CACHE, default /tmp/rigd-package-test-cache) under the digest
+// A build is kept (RIGD_TEST_PACKAGE_CACHE, default /tmp/rigd-package-test-cache) under the digest
 // of everything that goes into it, so the test files of a run, and the SQLite and PostgreSQL runs
 // of the suite, build each package once; any change to the inputs builds it again.
 import { spawnSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../../helpers/cli.ts';
 
-const CACHE = process.env.RIGD_PACKAGE_TEST_CACHE || path.join(os.tmpdir(), 'rigd-package-test-cache');
+const CACHE = process.env.RIGD_TEST_PACKAGE_CACHE || path.join(os.tmpdir(), 'rigd-package-test-cache');
 /** What the package is made of (node_modules through the lockfile and the built sqlite3). */
 const INPUTS = ['dist', 'bin', 'templates', 'public', 'scripts/package.mjs', 'scripts/package', 'packaging', 'systemd', 'config.example.yaml', 'README.md', 'CHANGELOG.md', 'docs', 'package.json', 'package-lock.json', 'node_modules/sqlite3/build/Release/node_sqlite3.node'];
 
