@@ -5,6 +5,7 @@
 // escaped by `rigd rigs show`, `rigd rigs history` and `rigd rigs`, never sent raw; --json keeps
 // the exact text.
 import test from 'tape';
+import { terminalText } from '../../src/cli/terminal-text.ts';
 import { openApp } from '../../src/services/app.ts';
 import { rigd } from '../helpers/cli.ts';
 import { testConfig } from '../helpers/server.ts';
@@ -62,4 +63,36 @@ test('rigd rigs history and rigd rigs: the hostile text escaped, each row one li
     t.ok(res.stdout.includes('main\\x1b[2J\\x1b[H'), `rigd ${args.join(' ')}: the branch shown escaped`);
     t.equal(res.stdout.trimEnd().split('\n').length, args.length === 1 ? 3 : 2, `rigd ${args.join(' ')}: a header and one line per row`);
   }
+});
+
+/** Characters a report may hold (not \p{C}) that show as nothing: a serial with them looks like another rig's. */
+const INVISIBLE = ['\u034f', '\u115f', '\u3164', '\ufe0f', '\u{e0101}', '\u180b'];
+
+test('invisible characters a report may hold are shown escaped, so one rig\'s serial cannot look like another\'s', async (t) => {
+  const app = await openApp(config);
+  try {
+    for (const [i, c] of INVISIBLE.entries()) await app.rigs.report(`ghost${i}`, { rig_serial: `S1${c}`, software_version: '1.0', git_branch: `main${c}` }, `10.144.203.${10 + i}`);
+  } finally {
+    await app.close();
+  }
+  for (const [i, c] of INVISIBLE.entries()) {
+    const hex = c.codePointAt(0)!.toString(16);
+    const shown = hex.length > 4 ? `\\u{${hex}}` : `\\u${hex.padStart(4, '0')}`;
+    const res = await rigd(['rigs', 'show', `ghost${i}`], { env });
+    t.ok(res.stdout.includes(`serial       S1${shown}\n`), `rigd rigs show: the serial S1 + U+${hex.toUpperCase()} shows as S1${shown}`);
+    const json = JSON.parse((await rigd(['rigs', 'show', `ghost${i}`, '--json'], { env })).stdout) as { serial: string };
+    t.equal(json.serial, `S1${c}`, '--json: the exact serial');
+  }
+  const list = await rigd(['rigs'], { env });
+  t.ok(list.stdout.includes('main\\u3164 (1.0)'), 'rigd rigs: the branch with a filler shown escaped');
+  t.notOk(/[\u034f\u115f\u3164\u180b\ufe0f\u{e0101}]/u.test(list.stdout), 'rigd rigs: none of them raw');
+});
+
+test('an emoji keeps its presentation selector; a flag of tag characters and a selector after a letter do not', (t) => {
+  t.equal(terminalText('\u2764\ufe0f ok'), '\u2764\ufe0f ok', 'U+2764 U+FE0F (red heart) kept');
+  t.equal(terminalText('1\ufe0f\u20e3'), '1\ufe0f\u20e3', 'a keycap kept');
+  t.equal(terminalText('a\ufe0f'), 'a\\ufe0f', 'a selector after a letter escaped');
+  t.equal(terminalText('x\u{e0067}\u{e0062}'), 'x\\u{e0067}\\u{e0062}', 'tag characters escaped');
+  t.equal(terminalText('e\u0301'), 'e\u0301', 'a combining accent kept');
+  t.end();
 });
