@@ -96,3 +96,16 @@ test('an emoji keeps its presentation selector; a flag of tag characters and a s
   t.equal(terminalText('e\u0301'), 'e\u0301', 'a combining accent kept');
   t.end();
 });
+
+test('--json: C1 controls, DEL and characters that show as nothing are written as \\u escapes; parsed, the text is exact', async (t) => {
+  const HIDDEN_RAW = /[\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
+  for (const args of [['rigs', '--json'], ['rigs', 'show', 'evil', '--json'], ['rigs', 'history', 'evil', '--json'], ['rigs', 'show', 'ghost3', '--json']]) {
+    const res = await rigd(args, { env });
+    t.equal(res.code, 0, `rigd ${args.join(' ')}: exit 0 ${res.stderr}`);
+    t.notOk(HIDDEN_RAW.test(res.stdout), `rigd ${args.join(' ')}: none raw`);
+  }
+  const show = JSON.parse((await rigd(['rigs', 'show', 'evil', '--json'], { env })).stdout) as { version: string };
+  t.equal(show.version, REPORT.software_version, 'rigs show evil --json: the version with its C1 controls, exact');
+  const raw = (await rigd(['rigs', 'show', 'evil', '--json'], { env })).stdout;
+  t.ok(raw.includes('\\u009b31m\\u0085'), 'shown as \\u009b and \\u0085');
+});
