@@ -4,6 +4,7 @@ import type { Reader } from '../db/reader.ts';
 import { passwordOf } from '../db/database-url.ts';
 import { ConfigError } from '../errors.ts';
 import { maskInFailures } from './fail.ts';
+import { jsonText } from './json-text.ts';
 import { noteDataDirForFailures } from './not-owner.ts';
 
 export interface GlobalOptions {
@@ -155,5 +156,5 @@ export async function withReader<T>(cmd: Command, fn: (reader: Reader, config: R
 
 /** Writes a JSON document (and nothing else) to stdout. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${jsonText(value, 2)}\n`);
 }

@@ -1,4 +1,5 @@
 import type { Differ } from './watch-events.ts';
+import { jsonText } from './json-text.ts';
 
 export interface FollowOptions<T, E> {
   /** Reads the current list. */
@@ -59,7 +60,7 @@ export async function followJson<T, E>(opts: FollowOptions<T, E>): Promise<void>
         const current = await opts.load();
         if (signal.aborted) break;
         const events = opts.diff(last, current, new Date());
-        for (const event of events) write(`${JSON.stringify(event)}\n`);
+        for (const event of events) write(`${jsonText(event)}\n`);
         last = current;
       } catch (err) {
         process.stderr.write(`rigd: refresh failed: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,5 +1,4 @@
-import { terminalText } from './terminal-text.ts';
-import { fitAndAlign } from './views/columns.ts';
+import { alignColumns, fitAndAlign } from './views/columns.ts';
 
 /** How a plain table fits a terminal: the importance of each column, and how far it may be shortened (see fitLayout). */
 export interface TableFit {
@@ -17,7 +16,5 @@ export interface TableFit {
 export function renderTable(header: string[], rows: string[][], fit?: TableFit): string {
   const width = fit?.width ?? (process.stdout.isTTY ? process.stdout.columns : undefined);
   if (fit && width) return fitAndAlign([header, ...rows], fit.priorities, width, fit.floors).map((l) => `${l}\n`).join('');
-  const lines = [header, ...rows].map((l) => l.map((c) => terminalText(c ?? '')));
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? '').length)));
-  return lines.map((l) => `${l.map((c, i) => (c ?? '').padEnd(widths[i])).join('  ').trimEnd()}\n`).join('');
+  return alignColumns([header, ...rows]).map((l) => `${l}\n`).join('');
 }

@@ -5,6 +5,7 @@ import { cookieSecret } from '../services/auth/secrets.ts';
 import { registerClientErrors } from './client-errors.ts';
 import { registerBodyLimit } from './ext/body-limit.ts';
 import { registerErrors } from './ext/errors.ts';
+import { contentSecurityPolicy } from './content-security-policy.ts';
 import { registerHeaders, SECURITY } from './ext/headers.ts';
 import { registerJsonDepth } from './ext/json-depth.ts';
 import { registerTextFields } from './ext/text-fields.ts';
@@ -56,7 +57,7 @@ export async function createServer(app: App, opts: ServerOptions): Promise<Hapi.
     ext(EXT.deadline, (s) => registerRequestDeadline(s)),
     ext(EXT.vpnGuard, (s) => registerVpnGuard(s, config)),
     ext(EXT.errors, (s) => registerErrors(s, opts.log)),
-    ext(EXT.headers, registerHeaders),
+    ext(EXT.headers, (s) => registerHeaders(s, contentSecurityPolicy(config.page.map_tiles_url))),
     ext(EXT.jsonDepth, (s) => registerJsonDepth(s)),
     ext(EXT.textFields, (s) => registerTextFields(s)),
     ext(EXT.bodyLimit, (s) => registerBodyLimit(s)),

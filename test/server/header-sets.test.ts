@@ -35,6 +35,9 @@ function headerSet(t: test.Test, res: HttpResponse): string[] {
   return out.sort();
 }
 
+/** HTML pages only (added after the recording; src/server/content-security-policy.ts). */
+const CSP = "content-security-policy: default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
+
 const SECURITY = [
   'referrer-policy: strict-origin-when-cross-origin',
   'x-content-type-options: nosniff',
@@ -76,6 +79,7 @@ const EXPECTED: Record<string, string[]> = {
     ...COMMON,
     'cache-control: no-cache',
     'content-length: <body length>',
+    CSP,
     'content-type: text/html; charset=UTF-8',
   ]),
   'GET /nowhere 404 -> 404': sorted([
@@ -106,6 +110,7 @@ const EXPECTED: Record<string, string[]> = {
     'accept-ranges: bytes',
     'cache-control: no-cache',
     'content-length: <body length>',
+    CSP,
     'content-type: text/html; charset=utf-8',
   ]),
 };

@@ -7,6 +7,7 @@ import { printJson, withReader } from '../context.ts';
 import { parseSince } from '../since.ts';
 import { renderTable } from '../table.ts';
 import { printLines, terminalText } from '../terminal-text.ts';
+import { jsonText } from '../json-text.ts';
 
 interface AuditOptions {
   since?: string;
@@ -52,7 +53,7 @@ export async function auditCommand(opts: AuditOptions, cmd: Command): Promise<vo
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     process.stdout.on('error', onError);
-    const print = (e: AuditRecord) => process.stdout.write(opts.json ? `${JSON.stringify(e)}\n` : `${rowOf(e).filter(Boolean).join('  ')}\n`);
+    const print = (e: AuditRecord) => process.stdout.write(opts.json ? `${jsonText(e)}\n` : `${rowOf(e).filter(Boolean).join('  ')}\n`);
     try {
       let last = 0;
       for (const e of first) {

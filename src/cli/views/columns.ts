@@ -1,11 +1,18 @@
+import stringWidth from 'string-width';
 import { terminalText } from '../terminal-text.ts';
+
+/**
+ * The terminal cells `text` takes: a wide character (CJK, most emoji) two, a combining mark or
+ * zero-width character none; so columns line up whatever script a rig's text is in.
+ */
+export const cellsOf = (text: string): number => stringWidth(text);
 
 /** Pads each column of `rows` (header first) to its widest cell; returns one string per row. Control characters in cells are escaped. */
 export function alignColumns(cells: string[][]): string[] {
-  const rows = cells.map((row) => row.map(terminalText));
+  const rows = cells.map((row) => row.map((cell) => terminalText(cell ?? '')));
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, [...cell].length)));
-  return rows.map((row) => row.map((cell, i) => cell + ' '.repeat(widths[i] - [...cell].length)).join('  ').trimEnd());
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cellsOf(cell))));
+  return rows.map((row) => row.map((cell, i) => cell + ' '.repeat(widths[i] - cellsOf(cell))).join('  ').trimEnd());
 }
 
 /** How narrow a column may be shortened, unless the caller says otherwise (never below its header). */
@@ -21,8 +28,8 @@ export const MIN_CELLS = 10;
  * columns are essential and always kept (the line is then cut at the edge).
  */
 export function fitLayout(rows: string[][], priorities: readonly number[], width: number, floors: readonly (number | undefined)[] = []): { keep: number[]; widths: number[] } {
-  const natural = priorities.map((_, i) => Math.max(0, ...rows.map((r) => [...(r[i] ?? '')].length)));
-  const floor = natural.map((n, i) => Math.min(n, Math.max([...(rows[0]?.[i] ?? '')].length, floors[i] ?? MIN_CELLS)));
+  const natural = priorities.map((_, i) => Math.max(0, ...rows.map((r) => cellsOf(r[i] ?? ''))));
+  const floor = natural.map((n, i) => Math.min(n, Math.max(cellsOf(rows[0]?.[i] ?? ''), floors[i] ?? MIN_CELLS)));
   const keep = priorities.map((_, i) => i);
   for (;;) {
     const widths = [...natural];
@@ -52,11 +59,21 @@ export function fitColumns(rows: string[][], priorities: readonly number[], widt
   return fitLayout(rows, priorities, width, floors).keep;
 }
 
-/** `text` in at most `cells` cells: a longer one is cut and ends in "…". */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** `text` in at most `cells` cells: a longer one is cut (never inside a character and its marks) and ends in "…". */
 export function shorten(text: string, cells: number): string {
-  const chars = [...text];
-  if (chars.length <= cells) return text;
-  return cells <= 0 ? '' : `${chars.slice(0, cells - 1).join('')}…`;
+  if (cellsOf(text) <= cells) return text;
+  if (cells <= 0) return '';
+  let out = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = cellsOf(segment);
+    if (used + w > cells - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
 }
 
 /** `rows` aligned with the columns that fit in `width`, long cells shortened (see fitLayout). */

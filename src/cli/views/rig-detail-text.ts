@@ -3,11 +3,7 @@ import type { RigDetail } from '../../services/rigs/detail.ts';
 import type { HistoryEntry } from '../../services/rigs/history.ts';
 import { dateText } from '../../services/date-text.ts';
 import { renderTable } from '../table.ts';
-
-/** Keys and error codes come from rigs and files: control characters are shown escaped. */
-function plain(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+import { terminalText } from '../terminal-text.ts';
 
 export function positionText(lat: number | null, lon: number | null): string {
   return lat === null || lon === null ? '-' : `${lat.toFixed(5)},${lon.toFixed(5)}`;
@@ -27,7 +23,11 @@ function indent(text: string): string {
   return text.replace(/^(?=.)/gm, '  ');
 }
 
-/** `rigd rigs show ID`: the rig, its recent positions, uploads and captures (rig-reported text is printable: validated on report). */
+/**
+ * `rigd rigs show ID`: the rig, its recent positions, uploads and captures. Reports are validated
+ * printable, but rows may come from elsewhere (another version, a copied database): every field is
+ * shown through terminalText, the tables through renderTable, which escapes its cells.
+ */
 export function rigDetailText(d: RigDetail): string {
   const fields: [string, string][] = [
     ['status', d.status_meaning],
@@ -42,7 +42,7 @@ export function rigDetailText(d: RigDetail): string {
     ['first seen', `${d.first_seen.ago} (${dateText(new Date(d.first_seen.at))})`],
   ];
   const width = Math.max(...fields.map(([k]) => k.length));
-  let out = `rig ${d.id}: ${d.status}\n${fields.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+  let out = `${terminalText(`rig ${d.id}: ${d.status}`)}\n${fields.map(([k, v]) => terminalText(`  ${k.padEnd(width)}  ${v}`)).join('\n')}\n`;
 
   out += availabilityText(d);
 
@@ -56,7 +56,7 @@ export function rigDetailText(d: RigDetail): string {
     ? indent(
         renderTable(
           ['ID', 'STATE', 'KEY', 'SIZE', 'RECEIVED', 'PROJECT', 'RESERVED'],
-          d.uploads.recent.map((u) => [String(u.id), u.state, plain(u.key), String(u.size), String(u.bytes_seen), u.project ?? '', seconds(u.created_at)]),
+          d.uploads.recent.map((u) => [String(u.id), u.state, u.key, String(u.size), String(u.bytes_seen), u.project ?? '', seconds(u.created_at)]),
         ),
       )
     : '  none\n';
@@ -66,7 +66,7 @@ export function rigDetailText(d: RigDetail): string {
     ? indent(
         renderTable(
           ['ID', 'STATE', 'KEY', 'SIZE', 'PROJECT', 'UPDATED', 'ERROR'],
-          d.captures.recent.map((c) => [String(c.id), c.state, plain(c.key), c.size === null ? '' : String(c.size), c.project ?? '', seconds(c.updated_at), plain(c.error_code ?? '')]),
+          d.captures.recent.map((c) => [String(c.id), c.state, c.key, c.size === null ? '' : String(c.size), c.project ?? '', seconds(c.updated_at), c.error_code ?? '']),
         ),
       )
     : '  none\n';

@@ -1,6 +1,7 @@
 import Boom from '@hapi/boom';
 import type { ResponseObject, ResponseToolkit, Request, RouteOptionsSecure, Server } from '@hapi/hapi';
 import { weakEtag } from '../../services/weak-etag.ts';
+import { contentSecurityPolicy } from '../content-security-policy.ts';
 import { EXT } from './names.ts';
 
 export { weakEtag };
@@ -47,11 +48,16 @@ function runtime(startedAt: bigint): string {
   return (Number(process.hrtime.bigint() - startedAt) / 1e9).toFixed(6);
 }
 
+function isHtml(response: ResponseObject): boolean {
+  return /^text\/html\b/i.test(String(response.headers['content-type'] ?? ''));
+}
+
 /**
  * The seed's common headers hapi does not send itself. JSON answers are serialised here so that
- * the ETag is taken over the exact bytes sent.
+ * the ETag is taken over the exact bytes sent. HTML pages (error pages included) get `csp`, the
+ * Content-Security-Policy (src/server/content-security-policy.ts).
  */
-export function registerHeaders(server: Server): void {
+export function registerHeaders(server: Server, csp = contentSecurityPolicy('')): void {
   server.ext(
     'onPreResponse',
     (request, h) => {
@@ -69,6 +75,7 @@ export function registerHeaders(server: Server): void {
         else next.header('cache-control', 'no-cache');
         response = next;
       }
+      if (isHtml(response)) response.header('content-security-policy', csp);
       response.header('x-permitted-cross-domain-policies', 'none');
       response.header('x-request-id', request.app.requestId);
       response.header('x-runtime', runtime(request.app.startedAt));
