@@ -5,10 +5,11 @@
 // a javascript: link) does not run.
 import test from 'tape';
 import type { Page } from 'playwright-core';
-import { inNamespace, VPN_HOST, vpnOrigin, withPage } from '../helpers/browser.ts';
+import { inNamespace, vpnOrigin, withPage } from '../helpers/browser.ts';
 import { closeServer } from '../helpers/closed.ts';
 import { http } from '../helpers/http.ts';
 import { createHosts, type Hosts } from '../helpers/netns.ts';
+import { reportFrom } from '../helpers/rig-reports.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { contentSecurityPolicy, tileImageSource } from '../../src/server/content-security-policy.ts';
 
@@ -22,14 +23,7 @@ test('setup: a hostile rig and a plain one report from the VPN', async (t) => {
   net = await createHosts([{ name: 'viewer', addr: '10.144.202.2', gw: GW, extraAddrs: ['10.144.202.3'] }]);
   s = await startServer({}, { host: '::' });
   port = Number(s.server.info.port);
-  const report = (id: string, from: string, f: Record<string, string>) =>
-    net.request('viewer', {
-      url: `http://${GW}:${port}/api/v1/rigs/${id}`,
-      method: 'PUT',
-      headers: { host: VPN_HOST, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(f).toString(),
-      localAddress: from,
-    });
+  const report = (id: string, from: string, f: Record<string, string>) => reportFrom(net, 'viewer', `http://${GW}:${port}`, id, f, from);
   const res = await Promise.all([
     report('evil', '10.144.202.2', { rig_serial: `"${XSS}`, software_version: `javascript:window.__pwned=3`, git_branch: `<script>window.__pwned=2</script>`, gpsd_latitude: '10', gpsd_longitude: '20' }),
     report('rig1', '10.144.202.3', { rig_serial: 'S1', software_version: '1.0', git_branch: 'main', gpsd_latitude: '-30', gpsd_longitude: '-60' }),
