@@ -9,7 +9,7 @@
  * the moment they exist. (PostgreSQL installs use pg_dump instead; this file is the SQLite path.)
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
@@ -17,20 +17,9 @@ import { migrations } from './migrations/index.ts';
 import { loadDialect } from './dialect/index.ts';
 import { DB_FILE } from './file.ts';
 import { removeOnInterrupt } from '../temp-files.ts';
+import { fsyncPath, writeCheckedCopy, type CopyResult } from './vacuum-copy.ts';
 
-export interface BackupResult {
-  file: string;
-  bytes: number;
-}
-
-function fsyncPath(p: string): void {
-  const fd = openSync(p, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
+export type BackupResult = CopyResult;
 
 function all<T>(db: sqlite3.Database, sql: string): Promise<T[]> {
   return new Promise((resolve, reject) => db.all(sql, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
@@ -73,34 +62,21 @@ export async function verifyDatabaseFile(file: string): Promise<string[]> {
 
 /** Writes a consistent copy of the database in dataDir to `target` (which must not exist). */
 export async function backupDatabase(dataDir: string, target: string): Promise<BackupResult> {
-  const dest = path.resolve(target);
-  if (existsSync(dest)) throw new Error(`${dest} already exists: choose a new file name`);
-  const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.tmp`);
-  // VACUUM INTO writes into an empty file that exists and keeps its mode (SQLite would create 0644).
-  // Registered before the file exists: a signal in between must not find it unregistered. VACUUM
-  // INTO writes a rollback journal beside it while it runs.
-  const done = removeOnInterrupt(tmp, `${tmp}-journal`);
-  try {
-    closeSync(openSync(tmp, 'wx', 0o600));
-    chmodSync(tmp, 0o600);
-    const dialect = await loadDialect();
-    const sequelize = dialect.connect(dataDir);
-    try {
-      await sequelize.query('VACUUM INTO ?', { replacements: [tmp] });
-    } finally {
-      await dialect.close(sequelize);
-    }
-    await verifyDatabaseFile(tmp);
-    fsyncPath(tmp);
-    renameSync(tmp, dest);
-    fsyncPath(path.dirname(dest));
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  } finally {
-    done();
-  }
-  return { file: dest, bytes: statSync(dest).size };
+  return writeCheckedCopy(
+    target,
+    async (tmp) => {
+      const dialect = await loadDialect();
+      const sequelize = dialect.connect(dataDir);
+      try {
+        await sequelize.query('VACUUM INTO ?', { replacements: [tmp] });
+      } finally {
+        await dialect.close(sequelize);
+      }
+    },
+    async (tmp) => {
+      await verifyDatabaseFile(tmp);
+    },
+  );
 }
 
 export interface RestoreResult {

@@ -5,27 +5,13 @@
  * then renamed into place. The same safety as the service database's backup (db/backup.ts); the store
  * can be large, so it is a separate, explicit copy (`rigd backup FILE --capture-store FILE2`).
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import sqlite3 from 'sqlite3';
 import { captureStorePath } from './layout.ts';
 import { all, closeDatabase, run } from './sqlite-file.ts';
-import { removeOnInterrupt } from '../../temp-files.ts';
+import { writeCheckedCopy, type CopyResult } from '../vacuum-copy.ts';
 
-export interface StoreBackupResult {
-  file: string;
-  bytes: number;
-}
-
-function fsyncPath(p: string): void {
-  const fd = openSync(p, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
+export type StoreBackupResult = CopyResult;
 
 function openReadOnly(file: string): Promise<sqlite3.Database> {
   return new Promise((resolve, reject) => {
@@ -37,38 +23,26 @@ function openReadOnly(file: string): Promise<sqlite3.Database> {
 export async function backupCaptureStore(dataDir: string, target: string): Promise<StoreBackupResult> {
   const source = captureStorePath(dataDir);
   if (!existsSync(source)) throw new Error(`${source} does not exist: no capture has been imported yet`);
-  const dest = path.resolve(target);
-  if (existsSync(dest)) throw new Error(`${dest} already exists: choose a new file name`);
-  const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${randomBytes(4).toString('hex')}.tmp`);
-  // Registered before the file exists: a signal in between must not find it unregistered. VACUUM
-  // INTO writes a rollback journal beside it while it runs.
-  const done = removeOnInterrupt(tmp, `${tmp}-journal`);
-  try {
-    closeSync(openSync(tmp, 'wx', 0o600));
-    chmodSync(tmp, 0o600);
-    const db = await openReadOnly(source);
-    try {
-      db.configure('busyTimeout', 10_000);
-      await run(db, 'VACUUM INTO ?', [tmp]);
-    } finally {
-      await closeDatabase(db);
-    }
-    const copy = await openReadOnly(tmp);
-    try {
-      const check = await all<{ quick_check: string }>(copy, 'PRAGMA quick_check');
-      const verdict = check.map((r) => r.quick_check).join('; ');
-      if (verdict !== 'ok') throw new Error(`the copy fails quick_check: ${verdict.slice(0, 300)}`);
-    } finally {
-      await closeDatabase(copy);
-    }
-    fsyncPath(tmp);
-    renameSync(tmp, dest);
-    fsyncPath(path.dirname(dest));
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  } finally {
-    done();
-  }
-  return { file: dest, bytes: statSync(dest).size };
+  return writeCheckedCopy(
+    target,
+    async (tmp) => {
+      const db = await openReadOnly(source);
+      try {
+        db.configure('busyTimeout', 10_000);
+        await run(db, 'VACUUM INTO ?', [tmp]);
+      } finally {
+        await closeDatabase(db);
+      }
+    },
+    async (tmp) => {
+      const copy = await openReadOnly(tmp);
+      try {
+        const check = await all<{ quick_check: string }>(copy, 'PRAGMA quick_check');
+        const verdict = check.map((r) => r.quick_check).join('; ');
+        if (verdict !== 'ok') throw new Error(`the copy fails quick_check: ${verdict.slice(0, 300)}`);
+      } finally {
+        await closeDatabase(copy);
+      }
+    },
+  );
 }
