@@ -7,7 +7,8 @@
  *   their intervals. Then one fleet_outage names them all; while such a silence is only late, no
  *   rig_offline opens (the outage may be forming).
  * - The outage resolves when no more than outage_share of its rigs are still missing; those then get
- *   their own rig_offline at the next sweep.
+ *   their own rig_offline at the next sweep. A rig that was still reporting when the outage opened
+ *   (no report of it missed yet) and went offline since is not part of it: its own rig_offline.
  * - A rig_offline incident resolves when its rig is back. A flapping one (reopened: see the sweep)
  *   resolves only once the rig has stayed back for the flap window (3600 / alerts.flaps_per_hour s);
  *   going offline again within it folds into the incident (its count).
@@ -27,7 +28,7 @@ export interface RigPlan {
   openOutage: string[] | null;
   /** The open outage to resolve, with the rigs still missing. */
   resolveOutage: { incident: IncidentRow; missing: string[] } | null;
-  /** Rigs gone offline while an outage is open: added to it. */
+  /** Rigs already silent when the open outage opened, offline now: added to it. */
   joinOutage: string[];
   /** Offline rigs without an incident (the sweep reopens a flapping rig's recent one instead). */
   openRig: string[];
@@ -86,7 +87,14 @@ export function planRigs(input: PlanInput): RigPlan {
   const silent = rigs.filter((r) => r.status !== 'online' && !openRigIncidents.has(r.id) && !covered.has(r.id));
   if (silent.length === 0) return plan;
   if (outage && !plan.resolveOutage) {
-    plan.joinOutage = silent.filter((r) => r.status === 'offline').map((r) => r.id);
+    // The outage covers the rigs already silent when it opened (a report of theirs missed by then);
+    // a rig still reporting then that went dark since is news of its own (an outage that never
+    // resolves must not swallow it).
+    const openedAt = outage.opened_at.getTime();
+    const silentThen = (r: RigNow) => r.lastSeen.getTime() + r.intervalS * 1000 < openedAt;
+    const offline = silent.filter((r) => r.status === 'offline');
+    plan.joinOutage = offline.filter(silentThen).map((r) => r.id);
+    plan.openRig = offline.filter((r) => !silentThen(r)).map((r) => r.id);
     return plan;
   }
   const newest = Math.max(...silent.map((r) => r.lastSeen.getTime()));
