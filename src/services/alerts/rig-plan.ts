@@ -19,7 +19,14 @@ import type { RigStatus } from '../rigs/status.ts';
 export interface RigNow {
   id: string;
   lastSeen: Date;
+  /** By its last report: what open incidents are judged by (back or still missing). */
   status: RigStatus;
+  /**
+   * By its silence since rigd has run without a break (or since its last report, the later): what
+   * new incidents are opened by. rigd away is not the rig's silence, but an incident open from
+   * before stays open until the rig reports.
+   */
+  silence: RigStatus;
   /** Seconds between its reports: learned, else rigs.online_after_s. */
   intervalS: number;
 }
@@ -84,7 +91,7 @@ export function planRigs(input: PlanInput): RigPlan {
   }
 
   // Silent rigs with no incident: one silence across the fleet, or single rigs.
-  const silent = rigs.filter((r) => r.status !== 'online' && !openRigIncidents.has(r.id) && !covered.has(r.id));
+  const silent = rigs.filter((r) => r.silence !== 'online' && !openRigIncidents.has(r.id) && !covered.has(r.id));
   if (silent.length === 0) return plan;
   if (outage && !plan.resolveOutage) {
     // The outage covers the rigs already silent when it opened (a report of theirs missed by then);
@@ -92,22 +99,22 @@ export function planRigs(input: PlanInput): RigPlan {
     // resolves must not swallow it).
     const openedAt = outage.opened_at.getTime();
     const silentThen = (r: RigNow) => r.lastSeen.getTime() + r.intervalS * 1000 < openedAt;
-    const offline = silent.filter((r) => r.status === 'offline');
+    const offline = silent.filter((r) => r.silence === 'offline');
     plan.joinOutage = offline.filter(silentThen).map((r) => r.id);
     plan.openRig = offline.filter((r) => !silentThen(r)).map((r) => r.id);
     return plan;
   }
   const newest = Math.max(...silent.map((r) => r.lastSeen.getTime()));
   const together = silent.filter((r) => newest - r.lastSeen.getTime() <= Math.max(...silent.map((s) => s.intervalS)) * 1000);
-  const wasOnline = rigs.filter((r) => r.status === 'online').length + together.length;
-  const offlineTogether = together.filter((r) => r.status === 'offline');
+  const wasOnline = rigs.filter((r) => r.silence === 'online').length + together.length;
+  const offlineTogether = together.filter((r) => r.silence === 'offline');
   const fleetWide = together.length >= 2 && together.length > outageShare * wasOnline;
   if (fleetWide && !plan.resolveOutage) {
     if (offlineTogether.length > outageShare * wasOnline) plan.openOutage = together.map((r) => r.id);
     const held = new Set(together.map((r) => r.id));
-    plan.openRig = silent.filter((r) => r.status === 'offline' && !held.has(r.id)).map((r) => r.id);
+    plan.openRig = silent.filter((r) => r.silence === 'offline' && !held.has(r.id)).map((r) => r.id);
     return plan;
   }
-  plan.openRig = silent.filter((r) => r.status === 'offline').map((r) => r.id);
+  plan.openRig = silent.filter((r) => r.silence === 'offline').map((r) => r.id);
   return plan;
 }

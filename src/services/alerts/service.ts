@@ -129,7 +129,13 @@ export class AlertService implements BackgroundTask {
       const learned = rhythm(r);
       const lastSeen = new Date(r.last_seen_at);
       const silentFrom = new Date(Math.max(lastSeen.getTime(), back));
-      return { id: r.id, lastSeen, status: rigStatus(silentFrom, now, this.#config, learned), intervalS: learned.interval_s ?? this.#config.rigs.online_after_s };
+      return {
+        id: r.id,
+        lastSeen,
+        status: rigStatus(lastSeen, now, this.#config, learned),
+        silence: rigStatus(silentFrom, now, this.#config, learned),
+        intervalS: learned.interval_s ?? this.#config.rigs.online_after_s,
+      };
     });
     const settleS = 3600 / this.#config.alerts.flaps_per_hour;
     const openRig = new Map(open.filter((i) => i.kind === 'rig_offline' && i.subject !== null).map((i) => [i.subject!, i]));
