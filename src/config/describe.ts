@@ -42,8 +42,16 @@ function numberRange(desc: Joi.Description | null): string {
   const integer = rule(desc, 'integer') !== undefined;
   const min = rule(desc, 'min')?.limit as number | undefined;
   const max = rule(desc, 'max')?.limit as number | undefined;
+  const over = rule(desc, 'greater')?.limit as number | undefined;
+  const under = rule(desc, 'less')?.limit as number | undefined;
   const what = integer ? 'an integer' : 'a number';
   if (min !== undefined && max !== undefined) return `${what} from ${min} to ${max}`;
+  // A bound the value must pass (greater, less), not reach: "a number over 0 and at most 1".
+  if (over !== undefined || under !== undefined) {
+    const low = over !== undefined ? `over ${over}` : min !== undefined ? `at least ${min}` : undefined;
+    const high = under !== undefined ? `under ${under}` : max !== undefined ? `at most ${max}` : undefined;
+    return `${what} ${[low, high].filter(Boolean).join(' and ')}`;
+  }
   if (min !== undefined) return `${what} of at least ${min}`;
   if (max !== undefined) return `${what} of at most ${max}`;
   return what;

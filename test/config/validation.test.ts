@@ -74,6 +74,10 @@ const BAD: [string, string, string, RegExp][] = [
   ['data_dir: /etc/hostname', 'data_dir', '"/etc/hostname"', /is not a directory/],
   ['data_dir: /etc/hostname/rigd', 'data_dir', '"/etc/hostname/rigd"', /cannot be created: \/etc\/hostname is not a directory/],
   ['data_dir: ""', 'data_dir', '""', /is empty/],
+  // numbers that must be over a bound (not at it): the line says so
+  ['alerts: {outage_share: 0}', 'alerts.outage_share', '0', /is out of range \(expected a number over 0 and at most 1\)/],
+  ['alerts: {outage_share: 1.5}', 'alerts.outage_share', '1.5', /is out of range \(expected a number over 0 and at most 1\)/],
+  ['notify: {timeout_s: 0}', 'notify.timeout_s', '0', /is out of range \(expected a number over 0 and at most 300\)/],
   // kinds: choices, booleans, text, sections
   ['storage: {driver: s3}', 'storage.driver', '"s3"', /is not allowed \(expected one of: embedded, minio\)/],
   ['log: {level: verbose}', 'log.level', '"verbose"', /is not allowed \(expected one of: debug, info, warn, error, silent\)/],

@@ -7,7 +7,8 @@
  *   their intervals. Then one fleet_outage names them all; while such a silence is only late, no
  *   rig_offline opens (the outage may be forming).
  * - The outage resolves when no more than outage_share of its rigs are still missing; those then get
- *   their own rig_offline at the next sweep.
+ *   their own rig_offline at the next sweep. A rig that was still reporting when the outage opened
+ *   (no report of it missed yet) and went offline since is not part of it: its own rig_offline.
  * - A rig_offline incident resolves when its rig is back. A flapping one (reopened: see the sweep)
  *   resolves only once the rig has stayed back for the flap window (3600 / alerts.flaps_per_hour s);
  *   going offline again within it folds into the incident (its count).
@@ -18,7 +19,14 @@ import type { RigStatus } from '../rigs/status.ts';
 export interface RigNow {
   id: string;
   lastSeen: Date;
+  /** By its last report: what open incidents are judged by (back or still missing). */
   status: RigStatus;
+  /**
+   * By its silence since rigd has run without a break (or since its last report, the later): what
+   * new incidents are opened by. rigd away is not the rig's silence, but an incident open from
+   * before stays open until the rig reports.
+   */
+  silence: RigStatus;
   /** Seconds between its reports: learned, else rigs.online_after_s. */
   intervalS: number;
 }
@@ -27,7 +35,7 @@ export interface RigPlan {
   openOutage: string[] | null;
   /** The open outage to resolve, with the rigs still missing. */
   resolveOutage: { incident: IncidentRow; missing: string[] } | null;
-  /** Rigs gone offline while an outage is open: added to it. */
+  /** Rigs already silent when the open outage opened, offline now: added to it. */
   joinOutage: string[];
   /** Offline rigs without an incident (the sweep reopens a flapping rig's recent one instead). */
   openRig: string[];
@@ -83,23 +91,30 @@ export function planRigs(input: PlanInput): RigPlan {
   }
 
   // Silent rigs with no incident: one silence across the fleet, or single rigs.
-  const silent = rigs.filter((r) => r.status !== 'online' && !openRigIncidents.has(r.id) && !covered.has(r.id));
+  const silent = rigs.filter((r) => r.silence !== 'online' && !openRigIncidents.has(r.id) && !covered.has(r.id));
   if (silent.length === 0) return plan;
   if (outage && !plan.resolveOutage) {
-    plan.joinOutage = silent.filter((r) => r.status === 'offline').map((r) => r.id);
+    // The outage covers the rigs already silent when it opened (a report of theirs missed by then);
+    // a rig still reporting then that went dark since is news of its own (an outage that never
+    // resolves must not swallow it).
+    const openedAt = outage.opened_at.getTime();
+    const silentThen = (r: RigNow) => r.lastSeen.getTime() + r.intervalS * 1000 < openedAt;
+    const offline = silent.filter((r) => r.silence === 'offline');
+    plan.joinOutage = offline.filter(silentThen).map((r) => r.id);
+    plan.openRig = offline.filter((r) => !silentThen(r)).map((r) => r.id);
     return plan;
   }
   const newest = Math.max(...silent.map((r) => r.lastSeen.getTime()));
   const together = silent.filter((r) => newest - r.lastSeen.getTime() <= Math.max(...silent.map((s) => s.intervalS)) * 1000);
-  const wasOnline = rigs.filter((r) => r.status === 'online').length + together.length;
-  const offlineTogether = together.filter((r) => r.status === 'offline');
+  const wasOnline = rigs.filter((r) => r.silence === 'online').length + together.length;
+  const offlineTogether = together.filter((r) => r.silence === 'offline');
   const fleetWide = together.length >= 2 && together.length > outageShare * wasOnline;
   if (fleetWide && !plan.resolveOutage) {
     if (offlineTogether.length > outageShare * wasOnline) plan.openOutage = together.map((r) => r.id);
     const held = new Set(together.map((r) => r.id));
-    plan.openRig = silent.filter((r) => r.status === 'offline' && !held.has(r.id)).map((r) => r.id);
+    plan.openRig = silent.filter((r) => r.silence === 'offline' && !held.has(r.id)).map((r) => r.id);
     return plan;
   }
-  plan.openRig = silent.filter((r) => r.status === 'offline').map((r) => r.id);
+  plan.openRig = silent.filter((r) => r.silence === 'offline').map((r) => r.id);
   return plan;
 }

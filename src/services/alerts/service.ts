@@ -13,9 +13,11 @@ import type { IncidentRow } from '../../db/incidents.ts';
 import { rigFacts, rigFactsOf } from '../../db/rigs/listing.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import type { BackgroundTask } from '../background-task.ts';
+import { LIVE_HEARTBEATS } from '../cluster/live.ts';
 import { compareRigIds, rigStatus } from '../rigs/status.ts';
 import { CHECKS, type Condition } from './conditions.ts';
 import type { IncidentEvent, OnIncident } from './event.ts';
+import { rigdRunningSince } from './away.ts';
 import { refreshRhythms } from './rhythm.ts';
 import { outageRigs, planRigs, type RigNow } from './rig-plan.ts';
 import { iso, outageOverText, outageText, rigBackText, rigOfEvent, rigOfflineText, type RigFacts } from './text.ts';
@@ -121,9 +123,19 @@ export class AlertService implements BackgroundTask {
     const facts = await rigFacts(this.#db.reader);
     const byId = new Map(facts.map((r) => [r.id, r]));
     const rhythm = (r: RigFacts) => ({ interval_s: r.report_interval_s === null ? null : Number(r.report_interval_s), intervals: r.report_intervals === null ? null : Number(r.report_intervals) });
+    // Silence while rigd itself was away does not count: from the later of the last report and rigd's return.
+    const back = (await rigdRunningSince(this.#db, now, LIVE_HEARTBEATS * this.#config.cluster.heartbeat_s * 1000))?.getTime() ?? -Infinity;
     const rigs: RigNow[] = facts.map((r) => {
       const learned = rhythm(r);
-      return { id: r.id, lastSeen: new Date(r.last_seen_at), status: rigStatus(new Date(r.last_seen_at), now, this.#config, learned), intervalS: learned.interval_s ?? this.#config.rigs.online_after_s };
+      const lastSeen = new Date(r.last_seen_at);
+      const silentFrom = new Date(Math.max(lastSeen.getTime(), back));
+      return {
+        id: r.id,
+        lastSeen,
+        status: rigStatus(lastSeen, now, this.#config, learned),
+        silence: rigStatus(silentFrom, now, this.#config, learned),
+        intervalS: learned.interval_s ?? this.#config.rigs.online_after_s,
+      };
     });
     const settleS = 3600 / this.#config.alerts.flaps_per_hour;
     const openRig = new Map(open.filter((i) => i.kind === 'rig_offline' && i.subject !== null).map((i) => [i.subject!, i]));

@@ -35,6 +35,8 @@ test('setup: a rig with a hostile branch silent for 10 of its intervals, one rep
   await seed('munich', XSS_BRANCH, 20_000, 2000);
   // fresh reports every 10 minutes: it stays online whatever this test's pace.
   await seed('fresh', 'main', 0, 600_000);
+  // rigd has been running for an hour: the rigs' silence is theirs, not rigd's absence.
+  await s.app.db.writes.run((transaction) => s.app.db.models.Node.update({ started_at: new Date(Date.now() - 3_600_000) }, { where: {}, transaction }));
   await s.app.alerts.sweep();
   const rows = await s.app.db.reader.all<{ kind: string; subject: string }>('SELECT kind, subject FROM incidents WHERE resolved_at IS NULL');
   t.deepEqual(rows, [{ kind: 'rig_offline', subject: 'munich' }], 'one open rig_offline for munich');

@@ -38,6 +38,8 @@ export interface Fleet {
   startTogether(...ids: string[]): Promise<void>;
   /** Answers seen per rig id (status codes). */
   answers: Map<string, number[]>;
+  /** rigd stopped cleanly, away for awayMs (the rigs keep trying), then started again on the same port and database. */
+  restart(awayMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,17 +55,20 @@ export async function startFleet(subnet: number, rigs: FleetRig[], overrides: De
   const inTransaction: boolean[] = [];
   // ALERTS_TEST_LOG=1: the app's log on stderr (what the sweep did).
   const log = process.env.ALERTS_TEST_LOG ? createLogger('info', (line) => process.stderr.write(line)) : silentLogger;
-  const app = await openApp(config, {
-    log,
-    onIncident: async (event, transaction) => {
-      events.push(structuredClone(event));
-      inTransaction.push(Boolean(transaction));
-    },
-  });
-  const server = await createServer(app, { host: '::', port: 0, log: silentLogger });
+  const open = () =>
+    openApp(config, {
+      log,
+      onIncident: async (event, transaction) => {
+        events.push(structuredClone(event));
+        inTransaction.push(Boolean(transaction));
+      },
+    });
+  let app = await open();
+  let server = await createServer(app, { host: '::', port: 0, log: silentLogger });
   await app.start();
   await server.start();
-  const base = `http://${gw}:${server.info.port}`;
+  const port = Number(server.info.port);
+  const base = `http://${gw}:${port}`;
   const spec = rigs.map((r, i) => ({ id: r.id, addr: addrs[i], everyMs: r.everyMs, paused: r.paused ?? false }));
   const child: ChildProcess = spawn('ip', ['netns', 'exec', net.host('rigs').ns, process.execPath, REPORTER, base, JSON.stringify(spec)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const answers = new Map<string, number[]>();
@@ -79,7 +84,9 @@ export async function startFleet(subnet: number, rigs: FleetRig[], overrides: De
   });
   const send = (cmd: string, ids: string[]) => ids.forEach((id) => child.stdin!.write(`${cmd} ${id}\n`));
   return {
-    app,
+    get app() {
+      return app;
+    },
     config,
     url: `http://127.0.0.1:${server.info.port}`,
     net,
@@ -94,6 +101,15 @@ export async function startFleet(subnet: number, rigs: FleetRig[], overrides: De
       send('start', ids);
       await until(`a report answered from each of ${ids.join(', ')}`, () => ids.every((id) => (answers.get(id) ?? []).slice(before.get(id)).includes(200)));
       app.alerts.start();
+    },
+    async restart(awayMs) {
+      await server.stop({ timeout: 2000 });
+      await app.close();
+      await sleep(awayMs);
+      app = await open();
+      server = await createServer(app, { host: '::', port, log: silentLogger });
+      await app.start();
+      await server.start();
     },
     async close() {
       child.stdin!.end();
