@@ -258,8 +258,11 @@ export class Ingester {
     if (err instanceof LeaseLostError || reason instanceof LeaseLostError || reason instanceof RunnerStoppedError) return reason ?? err;
     if (err instanceof Refused) return new PermanentJobError(err.message, err.code);
     if (err instanceof JobError) return err;
-    // Storage does not answer: nothing is wrong with the capture; it waits, queued, for storage to be back.
-    if (err instanceof Unavailable && err.code === STORAGE_UNAVAILABLE && reason === undefined) return new DependencyDownError(err.message, 'storage_error');
+    // MinIO does not answer: nothing is wrong with the capture; it waits, queued, for storage to be back.
+    // (The embedded store's Unavailable is this host's own disk: counted like any transient failure.)
+    if (err instanceof Unavailable && err.code === STORAGE_UNAVAILABLE && reason === undefined && this.storage.driver === 'minio') {
+      return new DependencyDownError(err.message, 'storage_error');
+    }
     return new JobError(errorText(reason ?? err), STEP_CODES[step] ?? 'ingest_error');
   }
 
