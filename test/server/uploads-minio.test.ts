@@ -7,6 +7,7 @@ import { http } from '../helpers/http.ts';
 import { startS3Peer } from '../helpers/s3-peer.ts';
 import { startServer } from '../helpers/server.ts';
 import { closedPort } from '../helpers/storage.ts';
+import { minioEvent, WEBHOOK_TOKEN } from '../helpers/webhook.ts';
 
 const LOOPBACK_VPN = { host: 'vpn.rigs.internal', cidr: '127.0.0.0/8' };
 
@@ -47,11 +48,12 @@ test('minio driver: reserve, PUT to MinIO, the monitor marks the upload uploaded
   }
 });
 
-test('storage down: 503 storage_unavailable quickly, and the server keeps serving', async (t) => {
+test('storage down: 503 storage_unavailable quickly, with Retry-After, and the server keeps serving', async (t) => {
   const port = await closedPort();
   const s = await startServer({
     vpn: LOOPBACK_VPN,
     storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'k', secret_key: 's', timeout_ms: 1000 } },
+    ingest: { webhook_token: WEBHOOK_TOKEN },
   });
   try {
     const started = Date.now();
@@ -61,7 +63,11 @@ test('storage down: 503 storage_unavailable quickly, and the server keeps servin
     t.equal(res.json().error.code, 'storage_unavailable');
     // Loose: the refused connection is seen at once; a busy machine may still take seconds.
     t.ok(ms < 30_000, `answered in ${ms} ms, not after the OS's TCP timeouts`);
+    t.equal(res.headers['retry-after'], '5', 'Retry-After: the rig asks again in 5 s');
     t.equal(await s.app.db.models.Upload.count(), 0, 'no reservation recorded');
+    const event = await http(`${s.url}/api/v1/webhooks/capture_uploaded`, { json: minioEvent('rig3/cap.sqlite', 'abc', 11), headers: { authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+    t.deepEqual([event.status, event.json().error?.code, event.headers['retry-after']], [503, 'storage_unavailable', '5'], 'a MinIO event meanwhile: 503 with Retry-After (MinIO sends it again)');
+    t.equal(await s.app.db.models.Capture.count(), 0, 'nothing queued');
     const other = await http(`${s.url}/api/v1/sessions`, { json: { login: 'x', password: 'y' } });
     t.equal(other.status, 401, 'other endpoints still answer');
   } finally {
