@@ -37,6 +37,12 @@ export interface PresignPutOptions {
    * reservations and leaves it out.
    */
   reservation?: number;
+  /**
+   * The exact size the PUT must have. MinIO knows no reservations: its URL signs `content-length`,
+   * so MinIO refuses a PUT of any other length (SignatureDoesNotMatch). The embedded store holds a
+   * PUT to its reservation's size itself.
+   */
+  size?: number;
 }
 
 /**
@@ -48,7 +54,7 @@ export interface ObjectStorage {
   readonly bucket: string;
   /** Creates the bucket when it is missing. Idempotent. */
   ensureBucket(): Promise<void>;
-  /** A URL for an HTTP PUT of `key`, signed with AWS SigV4 query parameters, valid `ttlSeconds` (1..604800). */
+  /** A URL for an HTTP PUT of `key`, signed with AWS SigV4 query parameters, valid `ttlSeconds` (1..604800); see PresignPutOptions. */
   presignPut(key: string, ttlSeconds: number, opts?: PresignPutOptions): Promise<string>;
   /** A URL for an HTTP GET of `key`, signed like {@link presignPut}. */
   presignGet(key: string, ttlSeconds: number): Promise<string>;

@@ -16,9 +16,9 @@ import type { Readable } from 'node:stream';
 import type { Client, ClientOptions } from 'minio';
 import type { Config } from '../config/schema.ts';
 import { ConfigError, DomainError, NotFound, Unavailable } from '../errors.ts';
-import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage, type ObjectVersion } from './contract.ts';
-import type { SigV4Credentials } from './sigv4.ts';
-import { buildObjectUrl, parseEndpoint, parseObjectUrlAgainst, type PublicBase } from './urls.ts';
+import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage, type ObjectVersion, type PresignPutOptions } from './contract.ts';
+import { presignUrl, type SigV4Credentials } from './sigv4.ts';
+import { buildObjectUrl, parseEndpoint, parseObjectUrlAgainst, resourcePath, type PublicBase } from './urls.ts';
 
 export interface MinioOptions {
   /** Clock for presigning (tests inject a fixed one). */
@@ -233,8 +233,24 @@ export class MinioStorage implements ObjectStorage {
     );
   }
 
-  async presignPut(key: string, ttlSeconds: number): Promise<string> {
-    return this.presign('PUT', key, ttlSeconds);
+  /**
+   * With a size, signed here (the minio client signs no header but host) with `content-length` among
+   * the signed headers: MinIO then takes a PUT of exactly that many bytes, and no other.
+   */
+  async presignPut(key: string, ttlSeconds: number, opts: PresignPutOptions = {}): Promise<string> {
+    if (opts.size === undefined) return this.presign('PUT', key, ttlSeconds);
+    validateKey(key);
+    validateTtl(ttlSeconds);
+    return presignUrl({
+      method: 'PUT',
+      protocol: this.public.protocol,
+      host: this.public.host,
+      path: resourcePath(this.public, this.bucket, key),
+      credentials: this.credentials,
+      date: this.now(),
+      expires: ttlSeconds,
+      headers: { 'content-length': String(opts.size) },
+    });
   }
 
   async presignGet(key: string, ttlSeconds: number): Promise<string> {

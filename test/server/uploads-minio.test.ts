@@ -7,6 +7,9 @@ import { http } from '../helpers/http.ts';
 import { startS3Peer } from '../helpers/s3-peer.ts';
 import { startServer } from '../helpers/server.ts';
 import { closedPort } from '../helpers/storage.ts';
+import type { MinioStorage } from '../../src/storage/minio.ts';
+import type { S3Error } from '../../src/storage/s3-error.ts';
+import { verifyPresigned } from '../../src/storage/sigv4.ts';
 import { minioEvent, WEBHOOK_TOKEN } from '../helpers/webhook.ts';
 
 const LOOPBACK_VPN = { host: 'vpn.rigs.internal', cidr: '127.0.0.0/8' };
@@ -42,6 +45,41 @@ test('minio driver: reserve, PUT to MinIO, the monitor marks the upload uploaded
     t.match(String(row?.etag), /^[0-9a-f]{32}$/, 'etag recorded');
     const again = (await reserve(11)).json();
     t.deepEqual([again.exists, again.size], [true, 11], 'reserve again: exists with its size');
+  } finally {
+    await s.close();
+    await peer.close();
+  }
+});
+
+test('minio driver: the signed PUT URL binds the reserved size (Content-Length is signed), so MinIO refuses any other length', async (t) => {
+  const peer = await startS3Peer();
+  const s = await startServer({
+    vpn: LOOPBACK_VPN,
+    storage: {
+      driver: 'minio',
+      minio: { endpoint: peer.endpoint, port: peer.port, access_key: peer.accessKey, secret_key: peer.secretKey, public_endpoint: `localhost:${peer.port}`, timeout_ms: 3000 },
+    },
+  });
+  try {
+    const res = await http(`${s.url}/api/v1/rigs/upload?key=rig4/cap.sqlite&size=11`, { headers: { host: '127.0.0.1' } });
+    t.equal(res.status, 200, `reserve: 200 ${res.text.slice(0, 120)}`);
+    const url = new URL(res.json().url);
+    t.equal(url.searchParams.get('X-Amz-SignedHeaders'), 'content-length;host', 'Content-Length is among the signed headers');
+    const storage = s.app.storage as MinioStorage;
+    // s3rver checks no signature: check it as MinIO does, with the request's Content-Length.
+    const check = (contentLength: string) => {
+      try {
+        verifyPresigned({ method: 'PUT', host: url.host, path: url.pathname, query: url.searchParams, credentials: storage.credentials, now: new Date(), headers: { 'content-length': contentLength } });
+        return 'valid';
+      } catch (err) {
+        return (err as S3Error).s3Code;
+      }
+    };
+    t.equal(check('11'), 'valid', 'a PUT of the reserved 11 bytes is signed');
+    t.equal(check('12'), 'SignatureDoesNotMatch', 'a PUT of 12 bytes is refused');
+    t.equal(check('1073741824'), 'SignatureDoesNotMatch', 'a PUT of 1 GiB is refused');
+    const put = await http(url.href, { method: 'PUT', body: 'hello rigs!' });
+    t.equal(put.status, 200, 'the rig PUTs its 11 bytes with the URL as given');
   } finally {
     await s.close();
     await peer.close();

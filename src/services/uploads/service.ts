@@ -113,7 +113,8 @@ export class UploadService {
     // The URL names its reservation: the embedded store takes only that reservation's size through it.
     // Its X-Amz-Date is this node's clock (SigV4; checked by this node's or MinIO's clock): it and
     // the stored expiry (the database's clock) both run ttl seconds from now, so they end together.
-    const url = await this.storage.presignPut(req.key, ttl, { reservation: id });
+    // MinIO's URL also signs the size, so that MinIO takes no other length (it knows no reservations).
+    const url = await this.storage.presignPut(req.key, ttl, { reservation: id, size: req.size });
     return {
       success: true,
       url,
