@@ -89,7 +89,7 @@ export interface ObjectStorage {
    * Unprocessable with code `not_storage_url`. The URL is never fetched.
    */
   parseObjectUrl(url: string): ObjectRef;
-  /** Resolves when storage answers; throws Unavailable (`storage_unavailable`) when it cannot be reached. */
+  /** Resolves when storage answers and the bucket is there; throws Unavailable (`storage_unavailable`) otherwise. */
   ping(): Promise<void>;
   /** Whether the configured bucket exists (storage answers and the credentials work, else Unavailable). */
   bucketExists(): Promise<boolean>;

@@ -191,8 +191,10 @@ export class MinioStorage implements ObjectStorage {
     return this.call('bucket check', async () => (await this.client()).bucketExists(this.bucket));
   }
 
+  /** Storage answers, accepts the credentials, and the bucket is there (without it every upload and read fails). */
   async ping(): Promise<void> {
-    await this.call('ping', async () => (await this.client()).bucketExists(this.bucket));
+    const exists = await this.call('ping', async () => (await this.client()).bucketExists(this.bucket));
+    if (!exists) throw new Unavailable(`bucket ${this.bucket} does not exist at ${this.where()} (rigd serve creates it at start; mc mb ALIAS/${this.bucket})`);
   }
 
   /** With a version id (a versioned bucket), that version; else the current object. */
