@@ -86,6 +86,42 @@ test('minio driver: the signed PUT URL binds the reserved size (Content-Length i
   }
 });
 
+test('minio driver: a repeated event of the object a key held before its reservation does not complete that reservation', async (t) => {
+  const peer = await startS3Peer();
+  const s = await startServer({
+    vpn: LOOPBACK_VPN,
+    storage: {
+      driver: 'minio',
+      minio: { endpoint: peer.endpoint, port: peer.port, access_key: peer.accessKey, secret_key: peer.secretKey, public_endpoint: `localhost:${peer.port}`, timeout_ms: 3000 },
+    },
+    ingest: { webhook_token: WEBHOOK_TOKEN },
+  });
+  try {
+    const key = 'rig5/cap.sqlite';
+    const reserve = async () => (await http(`${s.url}/api/v1/rigs/upload?key=${key}&size=11`, { headers: { host: '127.0.0.1' } })).json();
+    const event = () => http(`${s.url}/api/v1/webhooks/capture_uploaded`, { json: minioEvent(key, 'ignored', 11), headers: { authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+    const first = await reserve();
+    t.equal((await http(first.url, { method: 'PUT', body: 'hello rigs!' })).status, 200, 'the first version PUT');
+    t.equal((await event()).status, 200, 'its event');
+    const stored = await s.app.db.models.Upload.findByPk(first.id);
+    t.equal(stored?.state, 'uploaded', 'the first reservation completed');
+    // Storage times are whole seconds: the next reservation is made over a second after that object was written.
+    await new Promise((r) => setTimeout(r, 2100));
+    const second = await reserve();
+    t.deepEqual([second.exists, second.size], [true, 11], 'the key exists with the same size');
+    t.equal((await event()).status, 200, 'MinIO delivers the first event again (a retry from its queue)');
+    t.equal((await s.app.db.models.Upload.findByPk(second.id))?.state, 'reserved', 'the new reservation still waits for its own PUT');
+    t.equal((await http(second.url, { method: 'PUT', body: 'HELLO RIGS!' })).status, 200, 'the second version PUT');
+    t.equal((await event()).status, 200, 'its event');
+    const done = await s.app.db.models.Upload.findByPk(second.id);
+    t.equal(done?.state, 'uploaded', 'completed by its own object');
+    t.notEqual(done?.etag, stored?.etag, 'with the etag of what the rig PUT through it');
+  } finally {
+    await s.close();
+    await peer.close();
+  }
+});
+
 test('storage down: 503 storage_unavailable quickly, with Retry-After, and the server keeps serving', async (t) => {
   const port = await closedPort();
   const s = await startServer({

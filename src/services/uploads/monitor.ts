@@ -4,7 +4,7 @@ import { pruneExpiredBefore } from '../../db/upload-bounds.ts';
 import { deferCheck, dueChecks, expireReservations } from '../../db/uploads.ts';
 import type { Logger } from '../../log.ts';
 import type { Storage } from '../../storage/index.ts';
-import type { UploadService } from './service.ts';
+import { writtenSince, type UploadService } from './service.ts';
 
 const TICK_MS = 1000;
 /** Reserved uploads looked at in storage per tick. */
@@ -99,7 +99,7 @@ export class UploadMonitor {
         this.#storageDown = true;
       }
       // An object of the expected size written after the reservation completes it.
-      const fresh = info && info.size === Number(upload.expected_size) && info.lastModified.getTime() >= upload.created_at.getTime() - 1000;
+      const fresh = info && info.size === Number(upload.expected_size) && writtenSince(info, upload);
       if (info && fresh) {
         await this.uploads.observe(upload.key, info);
         continue;
