@@ -55,6 +55,9 @@ function timedTransport(base: typeof http | typeof https, timeoutMs: number): Tr
 
 const NOT_FOUND_CODES = new Set(['NotFound', 'NoSuchKey']);
 
+/** What a failed TLS handshake with storage is called in errors (the doctor recognises it). */
+export const NO_TLS = 'does not answer TLS';
+
 function errCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
@@ -158,6 +161,10 @@ export class MinioStorage implements ObjectStorage {
     if (err instanceof DomainError) return err;
     const code = errCode(err);
     const message = err instanceof Error ? err.message : String(err);
+    // OpenSSL's text ("ssl3_get_record:wrong version number" and a source path) says nothing useful to an operator.
+    if (this.internal.protocol === 'https:' && (code === 'EPROTO' || code?.startsWith('ERR_SSL_'))) {
+      return new Unavailable(`storage ${what} failed: ${this.where()} ${NO_TLS}; it may serve plain HTTP (storage.minio.use_ssl is true)`);
+    }
     return new Unavailable(`storage ${what} failed at ${this.where()}: ${code ? `${code}: ` : ''}${message}`);
   }
 
