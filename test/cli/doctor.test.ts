@@ -122,6 +122,7 @@ test('doctor: TLS set for a MinIO that speaks plain HTTP says so, and how to fix
     };
     const res = await rigd(['doctor'], { env });
     t.equal(res.code, 1, 'exit 1');
+    t.match(line(res.stdout, 'config'), /no config file: built-in defaults and RIGD_ variables \(minio storage\)/, 'the config line names the driver in use (set by RIGD_STORAGE_DRIVER)');
     const storage = line(res.stdout, 'storage');
     t.match(storage, new RegExp(`^fail\\s+storage\\s+MinIO at https://127\\.0\\.0\\.1:${peer.port} does not answer TLS`), `storage line: ${storage}`);
     t.notOk(/ssl3_|openssl|\\x0a/i.test(storage), 'no OpenSSL internals in the line');
