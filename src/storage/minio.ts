@@ -12,7 +12,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Client, ClientOptions } from 'minio';
 import type { Config } from '../config/schema.ts';
 import { ConfigError, DomainError, NotFound, Unavailable } from '../errors.ts';
@@ -231,15 +231,28 @@ export class MinioStorage implements ObjectStorage {
     // Versions are the bucket's to keep (its lifecycle rules); nothing is held here.
   }
 
+  /**
+   * The body as a stream whose failures are storage's: a body that stalls past the timeout or breaks
+   * off (MinIO stopped, a reset) errors with Unavailable, as a call that gets no answer does.
+   */
   async read(key: string, version?: ObjectVersion): Promise<Readable> {
     validateKey(key);
     const opts = version?.versionId ? { versionId: version.versionId } : {};
-    return this.call('read', async () =>
+    const body = await this.call('read', async () =>
       (await this.client()).getObject(this.bucket, key, opts).catch((err: unknown) => {
         if (NOT_FOUND_CODES.has(errCode(err) ?? '')) throw new NotFound('object');
         throw err;
       }),
     );
+    const mapError = (err: unknown) => this.mapError('read (in the body)', err);
+    async function* chunks(): AsyncGenerator<Buffer> {
+      try {
+        for await (const chunk of body) yield chunk as Buffer;
+      } catch (err) {
+        throw mapError(err);
+      }
+    }
+    return Readable.from(chunks(), { objectMode: false });
   }
 
   /**
