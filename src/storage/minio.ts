@@ -53,7 +53,8 @@ function timedTransport(base: typeof http | typeof https, timeoutMs: number): Tr
   return { request: request as typeof http.request };
 }
 
-const NOT_FOUND_CODES = new Set(['NotFound', 'NoSuchKey']);
+/** No such object, or no such version of it (expired by a lifecycle rule, removed). */
+const NOT_FOUND_CODES = new Set(['NotFound', 'NoSuchKey', 'NoSuchVersion']);
 
 /** What a failed TLS handshake with storage is called in errors (the doctor recognises it). */
 export const NO_TLS = 'does not answer TLS';

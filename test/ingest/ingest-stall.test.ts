@@ -60,3 +60,38 @@ test('downloads that stall mid-body use up no attempt; the capture is ingested o
     peer.close();
   }
 });
+
+test('a version gone between its stat and its download (NoSuchVersion: a lifecycle rule expired it) fails object_missing at once, not retried', async (t) => {
+  const headers = { 'content-length': '4096', etag: '"0123456789abcdef0123456789abcdef"', 'last-modified': new Date().toUTCString(), 'x-amz-version-id': 'v-1' };
+  let gets = 0;
+  const peer = http.createServer((req, res) => {
+    if (req.method === 'HEAD') return void res.writeHead(200, headers).end();
+    gets++;
+    const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchVersion</Code><Message>The specified version does not exist.</Message><Key>rig6/gone.sqlite</Key><VersionId>v-1</VersionId></Error>';
+    res.writeHead(404, { 'content-type': 'application/xml', 'content-length': String(Buffer.byteLength(xml)) }).end(xml);
+  });
+  await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+  const port = (peer.address() as { port: number }).port;
+  const app = await openApp(
+    testConfig({
+      storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'k', secret_key: 'secret', timeout_ms: 2000 } },
+      ingest: { max_attempts: 1 },
+    }),
+  );
+  const w = new CaptureWorker(app.db, app.storage, app.config, silentLogger, { pollMs: 50, backoff: { baseMs: 200, jitter: 0 } });
+  try {
+    const q = await app.captures.queueTarget('rig6/gone.sqlite');
+    t.equal(q.capture.state, 'queued', 'queued (its version held by id)');
+    await w.start();
+    const done = await waitFor(async () => {
+      const c = await app.captures.get(q.capture.id);
+      return c.state === 'failed' || gets >= 3 ? c : null;
+    }, 60_000, 'the capture to fail');
+    t.deepEqual([done.state, done.error_code], ['failed', 'object_missing'], `failed object_missing: ${done.last_error}`);
+  } finally {
+    await w.stop();
+    await app.close();
+    peer.closeAllConnections();
+    peer.close();
+  }
+});
