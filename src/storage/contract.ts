@@ -69,9 +69,10 @@ export interface ObjectStorage {
    * Keeps the version of `key` with this etag readable, whatever is PUT to the key later, until
    * release(): the embedded store keeps its content; MinIO answers its version id (a versioned
    * bucket keeps every version; an unversioned one keeps none: versionId null). Null when that
-   * version is no longer the current one (nothing is held).
+   * version is no longer the current one (nothing is held). With `versionId` (MinIO: the version a
+   * storage event named) that version, while it exists with this etag, current or not.
    */
-  hold(key: string, etag: string): Promise<{ versionId: string | null } | null>;
+  hold(key: string, etag: string, versionId?: string | null): Promise<{ versionId: string | null } | null>;
   /** Ends a hold (nothing happens when there is none). */
   release(key: string, version: ObjectVersion): Promise<void>;
   /**

@@ -222,8 +222,8 @@ export class MinioStorage implements ObjectStorage {
    * A versioned bucket keeps every version: the hold is the current version's id. An unversioned one
    * keeps none (versionId null): a later PUT replaces the content, and its capture fails object_changed.
    */
-  async hold(key: string, etag: string): Promise<{ versionId: string | null } | null> {
-    const st = await this.stat(key);
+  async hold(key: string, etag: string, versionId?: string | null): Promise<{ versionId: string | null } | null> {
+    const st = await this.stat(key, versionId ? { etag, versionId } : undefined);
     if (!st || st.etag !== etag) return null;
     return { versionId: st.versionId ?? null };
   }
