@@ -1,9 +1,10 @@
 // A storage peer that answers a stat but stalls in the middle of every download (MinIO overloaded,
 // a disk hanging, a link dropping), with the minio driver: each run ends after storage.minio.timeout_ms
-// of silence; that is storage not answering, not the capture's fault, so with ingest.max_attempts 1
-// the capture stays queued, and it is ingested once the peer sends whole bodies again. Nothing here
-// depends on this machine's speed: a stall is detected by the driver's idle timeout, and the test
-// waits for the peer to have seen the stalled downloads, with generous bounds.
+// of silence (3 s: a stat on a busy machine must not look like a stall); that is storage not
+// answering, not the capture's fault, so with ingest.max_attempts 1 the capture stays queued, and
+// it is ingested once the peer sends whole bodies again. Nothing here depends on this machine's
+// speed: a stall is detected by the driver's idle timeout, and the test waits for the peer to have
+// seen the stalled downloads, with generous bounds.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -35,7 +36,7 @@ test('downloads that stall mid-body use up no attempt; the capture is ingested o
   const port = (peer.address() as { port: number }).port;
   const app = await openApp(
     testConfig({
-      storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'k', secret_key: 'secret', timeout_ms: 500 } },
+      storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'k', secret_key: 'secret', timeout_ms: 3000 } },
       ingest: { max_attempts: 1 },
     }),
   );
@@ -74,7 +75,7 @@ test('a version gone between its stat and its download (NoSuchVersion: a lifecyc
   const port = (peer.address() as { port: number }).port;
   const app = await openApp(
     testConfig({
-      storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'k', secret_key: 'secret', timeout_ms: 2000 } },
+      storage: { driver: 'minio', minio: { endpoint: '127.0.0.1', port, access_key: 'k', secret_key: 'secret', timeout_ms: 3000 } },
       ingest: { max_attempts: 1 },
     }),
   );
