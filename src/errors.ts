@@ -85,8 +85,17 @@ export class Throttled extends DomainError {
   }
 }
 
+/** Seconds a client is told to wait (Retry-After) when storage does not answer. */
+export const STORAGE_RETRY_AFTER_S = 5;
+
+/** A dependency (storage; the database: DatabaseUnavailable) does not answer: nothing was stored, retry after retryAfterS seconds. */
 export class Unavailable extends DomainError {
-  constructor(message: string, code = 'storage_unavailable') {
+  constructor(
+    message: string,
+    code = 'storage_unavailable',
+    /** Seconds until a retry may succeed (the Retry-After header). */
+    readonly retryAfterS = STORAGE_RETRY_AFTER_S,
+  ) {
     super('unavailable', code, message);
   }
 }
@@ -100,11 +109,11 @@ export class DatabaseUnavailable extends Unavailable {
   constructor(
     message: string,
     code: 'database_unavailable' | 'database_busy' = 'database_unavailable',
-    readonly retryAfterS = 1,
+    retryAfterS = 1,
     /** The driver's error (for the log line, never for the client). */
     cause?: unknown,
   ) {
-    super(message, code);
+    super(message, code, retryAfterS);
     if (cause !== undefined) this.cause = cause;
   }
 }

@@ -128,6 +128,9 @@ export function endpoint(): Joi.StringSchema {
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
       const why = urlProblem(value);
       if (why) throw new Problem(`${why} ${expected}`);
+      // The S3 client addresses buckets at the root: a path would be left out of every request and signed URL.
+      const pathname = new URL(value).pathname;
+      if (pathname !== '/') throw new Problem(`has a path (${pathname}); MinIO is reached at the root of its address ${expected}`);
       return value;
     }
     const m = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(value);

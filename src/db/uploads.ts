@@ -116,6 +116,23 @@ export function expireReservations(db: Database, now: Date, inFlight: number[]):
   });
 }
 
+/** Reserved uploads whose URL has run out by `now`, the longest overdue first, at most `limit`. */
+export function overdueReservations(db: Database, now: Date, limit: number): Promise<Upload[]> {
+  return db.models.Upload.findAll({ where: { state: 'reserved', url_expires_at: { [Op.lte]: now } }, order: [['url_expires_at', 'ASC']], limit });
+}
+
+/** Marks these reservations expired (those still reserved). Returns how many. */
+export function expireUploads(db: Database, ids: number[]): Promise<number> {
+  if (ids.length === 0) return Promise.resolve(0);
+  return db.writes.run(async (t) => {
+    const [count] = await db.models.Upload.update(
+      { state: 'expired', next_check_at: null, updated_at: dbTime(db.sequelize) },
+      { where: { id: ids, state: 'reserved' }, transaction: t, silent: true },
+    );
+    return count;
+  });
+}
+
 /** Reserved uploads due a look in storage at `now`, the longest due first, at most `limit`. */
 export function dueChecks(db: Database, now: Date, limit: number): Promise<Upload[]> {
   return db.models.Upload.findAll({ where: { state: 'reserved', next_check_at: { [Op.lte]: now } }, order: [['next_check_at', 'ASC']], limit });

@@ -14,8 +14,10 @@
  * The job is the capture's only run state: attempts, progress ({step, bytes, total, rows}), the
  * error and its stable code are the job's. Failures: a refused file (CaptureRejected, larger than
  * the cap, gone from storage, overwritten by another version) is a PermanentJobError with its
- * code; anything else (storage down, a short read, the job's time bound) is retried with backoff by
- * the runner under storage_error / ingest_error / import_error, and fails once no attempt is left.
+ * code; storage not answering is retried with backoff without using up an attempt, for as long as
+ * the outage lasts (storage_error); anything else (a short read, the job's time bound) is retried
+ * with backoff by the runner under storage_error / ingest_error / import_error, and fails once no
+ * attempt is left.
  * The temp file is always removed.
  */
 import { randomBytes } from 'node:crypto';
@@ -24,11 +26,11 @@ import path from 'node:path';
 import type { CaptureTableSummary } from '../db/capture-store/layout.ts';
 import type { Database } from '../db/index.ts';
 import type { Capture } from '../db/models/capture.ts';
-import { NotFound } from '../errors.ts';
+import { NotFound, Unavailable } from '../errors.ts';
 import type { ObjectStorage } from '../storage/contract.ts';
 import { CaptureRejected, type CaptureInfo } from './capture-file.ts';
 import { downloadTo, ObjectTooLarge, readThrough, type Downloaded } from './capture-download.ts';
-import { JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
+import { DependencyDownError, JobError, LeaseLostError, PermanentJobError, RunnerStoppedError } from '../jobs/errors.ts';
 import type { JobInfo } from '../jobs/job.ts';
 import type { JobCommit, JobContext, RunnerLogger } from '../jobs/runner.ts';
 import { errorText } from '../jobs/store.ts';
@@ -74,6 +76,9 @@ const RECORD_MARGIN_MS = 2000;
 
 /** An embedded store etag (the hex SHA-256 of the content). */
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** The code of the storage driver's Unavailable (DatabaseUnavailable, also an Unavailable, has its own). */
+const STORAGE_UNAVAILABLE = 'storage_unavailable';
 
 /** The code of a transient failure in each step. */
 const STEP_CODES: Record<string, string> = { download: 'storage_error', import: 'import_error' };
@@ -145,7 +150,8 @@ export class Ingester {
     } catch (err) {
       const failure = this.#failure(err, ctx.signal, verifyFailed ? 'download' : last.step);
       // Failed for good: the version kept for this capture is let go (a retry keeps it).
-      if (failure instanceof PermanentJobError || (failure instanceof JobError && job.attempts >= job.maxAttempts)) await this.#release(capture);
+      const lastAttempt = failure instanceof JobError && !(failure instanceof DependencyDownError) && job.attempts >= job.maxAttempts;
+      if (failure instanceof PermanentJobError || lastAttempt) await this.#release(capture);
       throw failure;
     } finally {
       await rm(file, { force: true });
@@ -252,6 +258,11 @@ export class Ingester {
     if (err instanceof LeaseLostError || reason instanceof LeaseLostError || reason instanceof RunnerStoppedError) return reason ?? err;
     if (err instanceof Refused) return new PermanentJobError(err.message, err.code);
     if (err instanceof JobError) return err;
+    // MinIO does not answer: nothing is wrong with the capture; it waits, queued, for storage to be back.
+    // (The embedded store's Unavailable is this host's own disk: counted like any transient failure.)
+    if (err instanceof Unavailable && err.code === STORAGE_UNAVAILABLE && reason === undefined && this.storage.driver === 'minio') {
+      return new DependencyDownError(err.message, 'storage_error');
+    }
     return new JobError(errorText(reason ?? err), STEP_CODES[step] ?? 'ingest_error');
   }
 

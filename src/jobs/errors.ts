@@ -22,6 +22,15 @@ export class PermanentJobError extends JobError {
   override name = 'PermanentJobError';
 }
 
+/**
+ * Thrown by a job handler when a service the job needs does not answer (storage down): nothing is
+ * wrong with the job, so the run does not use up an attempt. It is retried with backoff (doubling,
+ * at most a minute apart) for as long as the outage lasts, and runs as soon as the service is back.
+ */
+export class DependencyDownError extends JobError {
+  override name = 'DependencyDownError';
+}
+
 /** The code a failure carries (a JobError's), else null. */
 export function errorCode(err: unknown): string | null {
   return err instanceof JobError ? err.code : null;

@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import type { Database } from '../db/index.ts';
 import { backoffMs } from './backoff.ts';
-import { errorCode, JobTimeoutError, LeaseLostError, PermanentJobError, RunnerStoppedError } from './errors.ts';
+import { DependencyDownError, errorCode, JobTimeoutError, LeaseLostError, PermanentJobError, RunnerStoppedError } from './errors.ts';
 import type { JobInfo, JobProgress } from './job.ts';
 import { listen } from '../db/notify.ts';
 import { JOBS_CHANNEL, onJobEnqueued } from './wake-up.ts';
@@ -15,6 +15,9 @@ import type { JobContext, JobHandler, RunnerLogger, RunnerOptions, RunOutcome, S
 
 export type { JobCommit } from './store.ts';
 export type { JobContext, JobHandler, RunnerLogger, RunnerOptions, RunOutcome, StopOptions, StopResult } from './runner-types.ts';
+
+/** Longest wait between runs of a job while a dependency it needs is down (DependencyDownError). */
+const DOWN_MAX_MS = 60_000;
 
 const silent: RunnerLogger = { info() {}, warn() {}, error() {} };
 
@@ -50,6 +53,8 @@ export class JobRunner {
   readonly #giveUp = new AbortController();
   /** The database gone: one log line per outage, not one per poll. */
   readonly #outages = new FaultEpisodes();
+  /** Runs in a row of each job that a dependency's outage ended (DependencyDownError): the backoff's exponent. */
+  readonly #downRuns = new Map<number, number>();
 
   constructor(db: Database, opts: RunnerOptions = {}) {
     this.#db = db;
@@ -214,14 +219,22 @@ export class JobRunner {
     const run: RunOutcome = outcome === 'queued' ? (reason instanceof RunnerStoppedError ? 'released' : 'retry') : outcome;
     this.#opts.onOutcome?.(job.kind, run, Number(process.hrtime.bigint() - started) / 1e9);
     const fields = { id: job.id, kind: job.kind, attempt: lease.attempts, ...(ok ? {} : { error: errorText(reason ?? error) }) };
+    if (outcome === 'done') this.#downRuns.delete(job.id);
     if (outcome === 'done') this.#log.info('job done', fields);
     else this.#log.warn(`job ${outcome}`, fields);
   }
 
   /** Records a run that did not end done: lost, released, failed for good, or queued again after backoff. */
   async #failed(job: JobInfo, lease: Lease, reason: unknown, error: unknown, last: JobProgress | undefined, lostDatabase = false): Promise<Outcome> {
+    const downRuns = (this.#downRuns.get(job.id) ?? 0) + 1;
+    this.#downRuns.delete(job.id);
     if (reason instanceof LeaseLostError) return 'lost';
     if (reason instanceof RunnerStoppedError) return this.#store.release(lease, last);
+    if (error instanceof DependencyDownError && reason === undefined) {
+      this.#downRuns.set(job.id, downRuns);
+      const delay = backoffMs(downRuns, { ...this.#opts.backoff, maxMs: Math.min(this.#opts.backoff?.maxMs ?? DOWN_MAX_MS, DOWN_MAX_MS) });
+      return this.#store.retryUncounted(lease, { message: errorText(error), code: error.code }, delay, last);
+    }
     if (error instanceof PermanentJobError) return this.#store.fail(lease, { message: errorText(error), code: error.code }, last);
     const cause = reason instanceof JobTimeoutError ? reason : error;
     const delay = backoffMs(lease.attempts, this.#opts.backoff);

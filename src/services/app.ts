@@ -176,6 +176,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     },
     async start(opts = {}) {
       instance = instanceId(config, opts.port ?? config.server.port);
+      if (opts.port !== undefined && storage.driver === 'embedded') storage.servedOn(opts.port);
       metrics.setInstance(instance);
       for (const task of background) {
         await task.start();

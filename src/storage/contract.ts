@@ -37,6 +37,12 @@ export interface PresignPutOptions {
    * reservations and leaves it out.
    */
   reservation?: number;
+  /**
+   * The exact size the PUT must have. MinIO knows no reservations: its URL signs `content-length`,
+   * so MinIO refuses a PUT of any other length (SignatureDoesNotMatch). The embedded store holds a
+   * PUT to its reservation's size itself.
+   */
+  size?: number;
 }
 
 /**
@@ -48,7 +54,7 @@ export interface ObjectStorage {
   readonly bucket: string;
   /** Creates the bucket when it is missing. Idempotent. */
   ensureBucket(): Promise<void>;
-  /** A URL for an HTTP PUT of `key`, signed with AWS SigV4 query parameters, valid `ttlSeconds` (1..604800). */
+  /** A URL for an HTTP PUT of `key`, signed with AWS SigV4 query parameters, valid `ttlSeconds` (1..604800); see PresignPutOptions. */
   presignPut(key: string, ttlSeconds: number, opts?: PresignPutOptions): Promise<string>;
   /** A URL for an HTTP GET of `key`, signed like {@link presignPut}. */
   presignGet(key: string, ttlSeconds: number): Promise<string>;
@@ -63,9 +69,10 @@ export interface ObjectStorage {
    * Keeps the version of `key` with this etag readable, whatever is PUT to the key later, until
    * release(): the embedded store keeps its content; MinIO answers its version id (a versioned
    * bucket keeps every version; an unversioned one keeps none: versionId null). Null when that
-   * version is no longer the current one (nothing is held).
+   * version is no longer the current one (nothing is held). With `versionId` (MinIO: the version a
+   * storage event named) that version, while it exists with this etag, current or not.
    */
-  hold(key: string, etag: string): Promise<{ versionId: string | null } | null>;
+  hold(key: string, etag: string, versionId?: string | null): Promise<{ versionId: string | null } | null>;
   /** Ends a hold (nothing happens when there is none). */
   release(key: string, version: ObjectVersion): Promise<void>;
   /**
@@ -83,7 +90,7 @@ export interface ObjectStorage {
    * Unprocessable with code `not_storage_url`. The URL is never fetched.
    */
   parseObjectUrl(url: string): ObjectRef;
-  /** Resolves when storage answers; throws Unavailable (`storage_unavailable`) when it cannot be reached. */
+  /** Resolves when storage answers and the bucket is there; throws Unavailable (`storage_unavailable`) otherwise. */
   ping(): Promise<void>;
   /** Whether the configured bucket exists (storage answers and the credentials work, else Unavailable). */
   bucketExists(): Promise<boolean>;

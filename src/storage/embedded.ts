@@ -43,14 +43,17 @@ export class EmbeddedStorage implements ObjectStorage {
   readonly bucket: string;
   readonly region = EMBEDDED_REGION;
   /** Public base URL rigs reach, e.g. http://vpn.rigs.internal:3000. */
-  readonly publicUrl: string;
+  publicUrl: string;
+  /** The default public URL follows the port the server listens on (server.port 0: the kernel's pick). */
+  private readonly followsServerPort: boolean;
+  private readonly vpnHost: string;
   /** `<data_dir>/objects` */
   readonly root: string;
   private readonly dataDir: string;
   private readonly now: () => Date;
   private creds: SigV4Credentials | undefined;
   private readonly records: ObjectRecords;
-  private readonly urls: EmbeddedUrls;
+  private urls: EmbeddedUrls;
   private readonly locks = new KeyLocks();
   private readonly held: HeldVersions;
 
@@ -61,8 +64,20 @@ export class EmbeddedStorage implements ObjectStorage {
     this.publicUrl = defaultPublicUrl(config).replace(/\/+$/, '');
     this.now = opts.now ?? (() => new Date());
     this.urls = new EmbeddedUrls(this.publicUrl, this.bucket, () => this.credentials, this.now);
+    this.followsServerPort = !config.storage.public_url && config.server.port === 0;
+    this.vpnHost = config.vpn.host;
     this.records = new ObjectRecords(this.root, this.bucket, this.tmpDir);
     this.held = new HeldVersions(this.root, this.bucket, this.records);
+  }
+
+  /**
+   * The server listens on `port`: with server.port 0 and no storage.public_url, the URLs rigs get name
+   * that port (the default public URL is http://<vpn.host>:<server.port>, and 0 is no port to reach).
+   */
+  servedOn(port: number): void {
+    if (!this.followsServerPort) return;
+    this.publicUrl = `http://${this.vpnHost}:${port}`;
+    this.urls = new EmbeddedUrls(this.publicUrl, this.bucket, () => this.credentials, this.now);
   }
 
   /**

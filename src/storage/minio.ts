@@ -12,13 +12,13 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Client, ClientOptions } from 'minio';
 import type { Config } from '../config/schema.ts';
 import { ConfigError, DomainError, NotFound, Unavailable } from '../errors.ts';
-import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage, type ObjectVersion } from './contract.ts';
-import type { SigV4Credentials } from './sigv4.ts';
-import { buildObjectUrl, parseEndpoint, parseObjectUrlAgainst, type PublicBase } from './urls.ts';
+import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage, type ObjectVersion, type PresignPutOptions } from './contract.ts';
+import { presignUrl, type SigV4Credentials } from './sigv4.ts';
+import { buildObjectUrl, parseEndpoint, parseObjectUrlAgainst, resourcePath, type PublicBase } from './urls.ts';
 
 export interface MinioOptions {
   /** Clock for presigning (tests inject a fixed one). */
@@ -53,7 +53,11 @@ function timedTransport(base: typeof http | typeof https, timeoutMs: number): Tr
   return { request: request as typeof http.request };
 }
 
-const NOT_FOUND_CODES = new Set(['NotFound', 'NoSuchKey']);
+/** No such object, or no such version of it (expired by a lifecycle rule, removed). */
+const NOT_FOUND_CODES = new Set(['NotFound', 'NoSuchKey', 'NoSuchVersion']);
+
+/** What a failed TLS handshake with storage is called in errors (the doctor recognises it). */
+export const NO_TLS = 'does not answer TLS';
 
 function errCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
@@ -158,6 +162,10 @@ export class MinioStorage implements ObjectStorage {
     if (err instanceof DomainError) return err;
     const code = errCode(err);
     const message = err instanceof Error ? err.message : String(err);
+    // OpenSSL's text ("ssl3_get_record:wrong version number" and a source path) says nothing useful to an operator.
+    if (this.internal.protocol === 'https:' && (code === 'EPROTO' || code?.startsWith('ERR_SSL_'))) {
+      return new Unavailable(`storage ${what} failed: ${this.where()} ${NO_TLS}; it may serve plain HTTP (storage.minio.use_ssl is true)`);
+    }
     return new Unavailable(`storage ${what} failed at ${this.where()}: ${code ? `${code}: ` : ''}${message}`);
   }
 
@@ -191,8 +199,10 @@ export class MinioStorage implements ObjectStorage {
     return this.call('bucket check', async () => (await this.client()).bucketExists(this.bucket));
   }
 
+  /** Storage answers, accepts the credentials, and the bucket is there (without it every upload and read fails). */
   async ping(): Promise<void> {
-    await this.call('ping', async () => (await this.client()).bucketExists(this.bucket));
+    const exists = await this.call('ping', async () => (await this.client()).bucketExists(this.bucket));
+    if (!exists) throw new Unavailable(`bucket ${this.bucket} does not exist at ${this.where()} (rigd serve creates it at start; mc mb ALIAS/${this.bucket})`);
   }
 
   /** With a version id (a versioned bucket), that version; else the current object. */
@@ -212,8 +222,8 @@ export class MinioStorage implements ObjectStorage {
    * A versioned bucket keeps every version: the hold is the current version's id. An unversioned one
    * keeps none (versionId null): a later PUT replaces the content, and its capture fails object_changed.
    */
-  async hold(key: string, etag: string): Promise<{ versionId: string | null } | null> {
-    const st = await this.stat(key);
+  async hold(key: string, etag: string, versionId?: string | null): Promise<{ versionId: string | null } | null> {
+    const st = await this.stat(key, versionId ? { etag, versionId } : undefined);
     if (!st || st.etag !== etag) return null;
     return { versionId: st.versionId ?? null };
   }
@@ -222,19 +232,48 @@ export class MinioStorage implements ObjectStorage {
     // Versions are the bucket's to keep (its lifecycle rules); nothing is held here.
   }
 
+  /**
+   * The body as a stream whose failures are storage's: a body that stalls past the timeout or breaks
+   * off (MinIO stopped, a reset) errors with Unavailable, as a call that gets no answer does.
+   */
   async read(key: string, version?: ObjectVersion): Promise<Readable> {
     validateKey(key);
     const opts = version?.versionId ? { versionId: version.versionId } : {};
-    return this.call('read', async () =>
+    const body = await this.call('read', async () =>
       (await this.client()).getObject(this.bucket, key, opts).catch((err: unknown) => {
         if (NOT_FOUND_CODES.has(errCode(err) ?? '')) throw new NotFound('object');
         throw err;
       }),
     );
+    const mapError = (err: unknown) => this.mapError('read (in the body)', err);
+    async function* chunks(): AsyncGenerator<Buffer> {
+      try {
+        for await (const chunk of body) yield chunk as Buffer;
+      } catch (err) {
+        throw mapError(err);
+      }
+    }
+    return Readable.from(chunks(), { objectMode: false });
   }
 
-  async presignPut(key: string, ttlSeconds: number): Promise<string> {
-    return this.presign('PUT', key, ttlSeconds);
+  /**
+   * With a size, signed here (the minio client signs no header but host) with `content-length` among
+   * the signed headers: MinIO then takes a PUT of exactly that many bytes, and no other.
+   */
+  async presignPut(key: string, ttlSeconds: number, opts: PresignPutOptions = {}): Promise<string> {
+    if (opts.size === undefined) return this.presign('PUT', key, ttlSeconds);
+    validateKey(key);
+    validateTtl(ttlSeconds);
+    return presignUrl({
+      method: 'PUT',
+      protocol: this.public.protocol,
+      host: this.public.host,
+      path: resourcePath(this.public, this.bucket, key),
+      credentials: this.credentials,
+      date: this.now(),
+      expires: ttlSeconds,
+      headers: { 'content-length': String(opts.size) },
+    });
   }
 
   async presignGet(key: string, ttlSeconds: number): Promise<string> {

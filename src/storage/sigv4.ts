@@ -108,6 +108,11 @@ export interface PresignInput {
   expires: number;
   /** Extra query parameters to sign (e.g. response-content-type), decoded values. */
   query?: Record<string, string>;
+  /**
+   * Headers besides host the request must carry with exactly these values, by lower-case name (e.g.
+   * `content-length`: S3 and MinIO then refuse a PUT of any other length).
+   */
+  headers?: Record<string, string>;
 }
 
 /** A presigned URL, laid out exactly as the minio client lays it out. */
@@ -124,11 +129,13 @@ export function presignUrl(input: PresignInput): string {
     ['X-Amz-Credential', `${cred.accessKey}/${scope}`],
     ['X-Amz-Date', date],
     ['X-Amz-Expires', String(input.expires)],
-    ['X-Amz-SignedHeaders', 'host'],
   ];
   const host = input.host.toLowerCase();
+  const headers: Array<[string, string]> = [['host', host], ...Object.entries(input.headers ?? {})];
+  headers.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  amz.push(['X-Amz-SignedHeaders', headers.map(([n]) => n).join(';')]);
   const pairs = [...extra, ...amz];
-  const toSign = stringToSign({ method: input.method, path: input.path, pairs, headers: [['host', host]] }, date, scope);
+  const toSign = stringToSign({ method: input.method, path: input.path, pairs, headers }, date, scope);
   const signature = createHmac('sha256', signingKey(cred.secretKey, date.slice(0, 8), cred.region))
     .update(toSign, 'utf8')
     .digest('hex');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { rigd } from '../helpers/cli.ts';
 import { onPostgres } from '../helpers/dialect.ts';
 import { closedPort } from '../helpers/storage.ts';
+import { startS3Peer } from '../helpers/s3-peer.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 /** Loopback holds an address in this range, so the VPN check passes on any test host. */
@@ -103,4 +104,30 @@ test('doctor: a bad config', async (t) => {
   t.match(line(res.stdout, 'config'), /^fail\s+config\s+config: storage\.driver: "s3" is not allowed \(expected one of: embedded, minio\)/, 'config line names the key');
   t.match(res.stdout, new RegExp(`fix: correct the key named above in ${file.replace(/[.]/g, '\\.')}`), 'with its fix');
   t.equal(res.stdout.trim().split('\n').length, 2, 'nothing else is checked without a valid config');
+});
+
+test('doctor: TLS set for a MinIO that speaks plain HTTP says so, and how to fix it', async (t) => {
+  const peer = await startS3Peer();
+  try {
+    const dataDir = await installed();
+    const env = {
+      RIGD_DATA_DIR: dataDir,
+      RIGD_STORAGE_DRIVER: 'minio',
+      RIGD_STORAGE_MINIO_PORT: String(peer.port),
+      RIGD_STORAGE_MINIO_ACCESS_KEY: peer.accessKey,
+      RIGD_STORAGE_MINIO_SECRET_KEY: peer.secretKey,
+      RIGD_STORAGE_MINIO_USE_SSL: 'true',
+      RIGD_STORAGE_MINIO_TIMEOUT_MS: '60000',
+      ...VPN,
+    };
+    const res = await rigd(['doctor'], { env });
+    t.equal(res.code, 1, 'exit 1');
+    t.match(line(res.stdout, 'config'), /no config file: built-in defaults and RIGD_ variables \(minio storage\)/, 'the config line names the driver in use (set by RIGD_STORAGE_DRIVER)');
+    const storage = line(res.stdout, 'storage');
+    t.match(storage, new RegExp(`^fail\\s+storage\\s+MinIO at https://127\\.0\\.0\\.1:${peer.port} does not answer TLS`), `storage line: ${storage}`);
+    t.notOk(/ssl3_|openssl|\\x0a/i.test(storage), 'no OpenSSL internals in the line');
+    t.match(res.stdout, /fix: .*storage\.minio\.use_ssl/, 'the fix names storage.minio.use_ssl');
+  } finally {
+    await peer.close();
+  }
 });

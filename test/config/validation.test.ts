@@ -49,6 +49,9 @@ const BAD: [string, string, string, RegExp][] = [
   // endpoints (host[:port] or URL)
   ['storage: {minio: {endpoint: "minio example"}}', 'storage.minio.endpoint', '"minio example"', /is not a host or endpoint \(expected host\[:port\] or an http\(s\) URL/],
   ['storage: {minio: {public_endpoint: "minio.example:70000"}}', 'storage.minio.public_endpoint', '"minio.example:70000"', /has port 70000, above 65535/],
+  // MinIO serves buckets at the root of its address: a path would be left out of signed URLs and requests
+  ['storage: {minio: {endpoint: "http://minio.internal:9000/minio"}}', 'storage.minio.endpoint', '"http://minio.internal:9000/minio"', /has a path \(\/minio\); MinIO is reached at the root of its address \(expected host\[:port\] or an http\(s\) URL/],
+  ['storage: {minio: {public_endpoint: "https://gw.example/storage/"}}', 'storage.minio.public_endpoint', '"https://gw.example/storage/"', /has a path \(\/storage\/\); MinIO is reached at the root/],
   ['page: {map_tiles_url: "ftp://tiles.example/{z}/{x}/{y}.png"}', 'page.map_tiles_url', '"ftp://tiles.example/{z}/{x}/{y}.png"', /has scheme ftp, not http or https \(expected an http\(s\) URL template with \{z\}, \{x\} and \{y\}/],
   ['page: {map_tiles_url: "https://tiles.example/{z}/{x}.png"}', 'page.map_tiles_url', '"https://tiles.example/{z}/{x}.png"', /lacks \{y\}/],
   ['page: {map_tiles_url: "https://tiles.example/{z}/{x}/{y}.png?key={apikey}"}', 'page.map_tiles_url', '"https://tiles.example/{z}/{x}/{y}.png?key={apikey}"', /has an unknown placeholder \{apikey\}/],
@@ -118,6 +121,7 @@ test('good values of the same kinds load', (t) => {
     'storage: {public_url: "http://[fd00::1]:3000"}',
     'storage: {minio: {endpoint: "minio.internal:9000", public_endpoint: "https://minio.example"}}',
     'storage: {minio: {endpoint: "[::1]:9000"}}',
+    'storage: {minio: {endpoint: "http://minio.internal:9000/", public_endpoint: "https://minio.example/"}}',
     'storage: {max_upload_size: 0}',
     'server: {cookie_secret: ""}',
     'page: {map_tiles_url: ""}',

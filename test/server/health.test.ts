@@ -1,5 +1,6 @@
 // test: alone (MinIO timeout of 500 ms)
 import test from 'tape';
+import { startS3Peer } from '../helpers/s3-peer.ts';
 import { createLogger } from '../../src/log.ts';
 import { createServer } from '../../src/server/server.ts';
 import { openApp } from '../../src/services/app.ts';
@@ -91,4 +92,23 @@ test('GET /healthz is 503 and says why when storage does not answer', async (t) 
   t.equal(body.checks.database, 'ok', 'database still ok');
   t.match(body.checks.storage, /storage|ECONNREFUSED/, `storage check says why: ${body.checks.storage}`);
   await s.close();
+});
+
+test('GET /healthz is 503 while the MinIO bucket does not exist (storage answers, every upload would fail)', async (t) => {
+  const peer = await startS3Peer();
+  const s = await serverWithLog({
+    storage: { driver: 'minio', minio: { endpoint: peer.endpoint, port: peer.port, access_key: peer.accessKey, secret_key: peer.secretKey, timeout_ms: 3000 } },
+  });
+  try {
+    const res = await s.server.inject({ url: '/healthz', remoteAddress: '127.0.0.1' });
+    const body = JSON.parse(res.payload);
+    t.deepEqual([res.statusCode, body.failing], [503, ['storage']], 'no bucket: 503 naming storage');
+    t.match(String(body.checks.storage), /bucket captures does not exist/, `says which bucket: ${body.checks.storage}`);
+    await s.app.storage.ensureBucket();
+    const after = await s.server.inject({ url: '/healthz', remoteAddress: '127.0.0.1' });
+    t.deepEqual([after.statusCode, JSON.parse(after.payload).checks.storage], [200, 'ok'], 'once the bucket is there: 200');
+  } finally {
+    await s.close();
+    await peer.close();
+  }
 });

@@ -1,6 +1,6 @@
 import Boom from '@hapi/boom';
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
-import { DatabaseUnavailable, DomainError, type ErrorDetail, type ErrorKind, Throttled } from '../../errors.ts';
+import { DomainError, type ErrorDetail, type ErrorKind, Throttled, Unavailable } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { databaseFault, FaultEpisodes } from '../../db/faults.ts';
 import { redactText } from '../../db/database-url.ts';
@@ -47,7 +47,7 @@ export function toHttpError(thrown: Boom.Boom, requestId: string): HttpError {
   const err: Boom.Boom | DomainError = databaseFault(thrown) ?? thrown;
   if (err instanceof DomainError) {
     const headers: Record<string, string> = {};
-    if (err instanceof Throttled || err instanceof DatabaseUnavailable) headers['retry-after'] = String(err.retryAfterS);
+    if (err instanceof Throttled || err instanceof Unavailable) headers['retry-after'] = String(err.retryAfterS);
     return { status: STATUS[err.kind], code: err.code, message: err.message, details: err.details, headers };
   }
   const status = err.output.statusCode;

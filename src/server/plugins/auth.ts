@@ -10,10 +10,14 @@ export const SESSION_COOKIE = '_service_pm_session';
 
 /**
  * The presented token: `Authorization: <token>` (the seed), `Authorization: Bearer <token>`,
- * else the `token` cookie. Null when none is presented; a token cookie given more than once is
- * refused (401 invalid_token saying so), not taken for none.
+ * else the `token` cookie. Null when none is presented; an Authorization header or a token cookie
+ * given more than once is refused (401 invalid_token saying so), not taken for one of them or none.
  */
 export function presentedToken(request: Request): string | null {
+  // Node keeps only the first of repeated Authorization headers: which one was meant cannot be told.
+  if (headerLines(request, 'authorization') > 1) {
+    throw new Unauthenticated('invalid_token', 'the Authorization header is given more than once: send one token');
+  }
   const header = request.headers.authorization;
   if (typeof header === 'string' && header.trim() !== '') {
     const value = header.trim();
@@ -26,6 +30,14 @@ export function presentedToken(request: Request): string | null {
   // Given twice (`token=a; token=b`), the cookie parses to a list: which one was meant cannot be told.
   if (Array.isArray(cookie)) throw new Unauthenticated('invalid_token', 'the token cookie is given more than once: send one token cookie, or the token in the Authorization header');
   return typeof cookie === 'string' && cookie !== '' ? cookie : null;
+}
+
+/** How many lines of header `name` (lower case) the request carried. */
+function headerLines(request: Request, name: string): number {
+  const raw = request.raw.req.rawHeaders;
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) n++;
+  return n;
 }
 
 /** The operator login page (page.login): where the fleet pages send a browser without a session. */

@@ -23,6 +23,8 @@ export interface NoticedObject {
   size?: number;
   /** What the response echoes: the submitted url, or the object URL of an event's key. */
   url: string;
+  /** The version an event is about (MinIO, versioned bucket): stat and queue that one, not the key's current one. */
+  versionId?: string;
 }
 
 export interface Notice {
@@ -54,7 +56,7 @@ export function decodeEventKey(raw: string): string {
 
 interface EventRecord {
   eventName?: unknown;
-  s3?: { bucket?: { name?: unknown }; object?: { key?: unknown } };
+  s3?: { bucket?: { name?: unknown }; object?: { key?: unknown; versionId?: unknown } };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -102,7 +104,10 @@ export function parseNotice(body: unknown, storage: Pick<ObjectStorage, 'bucket'
       ignored++;
       continue;
     }
-    objects.push({ key: decoded, url: storage.objectUrl(decoded) });
+    const versionId = record.s3?.object?.versionId;
+    // MinIO names "null" the version of an unversioned write: that is the key's current object.
+    const named = typeof versionId === 'string' && /^[\x21-\x7e]{1,1024}$/.test(versionId) && versionId !== 'null' ? { versionId } : {};
+    objects.push({ key: decoded, url: storage.objectUrl(decoded), ...named });
   }
   return { kind: 'event', objects, ignored };
 }

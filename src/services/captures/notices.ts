@@ -74,12 +74,13 @@ export class CaptureNotices {
 
   async #object(o: NoticedObject): Promise<NoticedOutcome> {
     if (!isCaptureKey(o.key)) return { key: o.key, queued: false, capture: null, reason: 'not_a_capture_file' };
-    const info = await this.storage.stat(o.key);
+    // The version an event names (stat checks it is still there), else the current object.
+    const info = await this.storage.stat(o.key, o.versionId ? { etag: '', versionId: o.versionId } : undefined);
     if (!info) return { key: o.key, queued: false, capture: null, reason: 'object_not_found' };
     const etag = normaliseEtag(info.etag);
     // A reservation waiting for this object completes now (MinIO reports before rigd's poll would).
     await this.uploads.observe(o.key, { ...info, etag });
-    const q = await this.captures.queueObject({ ...o, etag, size: info.size });
+    const q = await this.captures.queueObject({ ...o, etag, size: info.size, ...(info.versionId ? { versionId: info.versionId } : {}) });
     const capture = { id: q.capture.id, state: q.capture.state };
     return { key: o.key, queued: q.queued, capture, ...(q.queued ? {} : { reason: `capture_${q.capture.state}` as const }) };
   }

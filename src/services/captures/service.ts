@@ -141,7 +141,7 @@ export class CaptureService {
     }
     const origin = await this.#origin(object.key, etag);
     const want: Want = opts.force ? 'reimport' : opts.retryFailed ? 'queue_or_retry' : 'queue';
-    return this.#settle({ key: object.key, etag, size: size ?? null }, origin, want);
+    return this.#settle({ key: object.key, etag, size: size ?? null, ...(object.versionId ? { versionId: object.versionId } : {}) }, origin, want);
   }
 
   /**
@@ -179,7 +179,7 @@ export class CaptureService {
   /** Asks storage to keep the version (null: nothing held, e.g. it was overwritten already; the job will say so). */
   async #hold(v: Version): Promise<string | null> {
     try {
-      return (await this.storage.hold(v.key, v.etag))?.versionId ?? null;
+      return (await this.storage.hold(v.key, v.etag, v.versionId))?.versionId ?? null;
     } catch (err) {
       this.log.warn('storage could not keep the queued version of a capture', { key: v.key, error: String(err) });
       return null;

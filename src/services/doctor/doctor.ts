@@ -46,7 +46,7 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     const checks = [fail('config', errorText(err), fix)];
     return { ok: false, config_file: load.file ?? null, data_dir: null, checks };
   }
-  const checks: Finding[] = [ok('config', `${file ? `${file} is valid` : 'no config file: built-in defaults (embedded storage)'}; data_dir ${config.data_dir}`)];
+  const checks: Finding[] = [ok('config', `${file ? `${file} is valid` : `no config file: built-in defaults and RIGD_ variables (${config.storage.driver} storage)`}; data_dir ${config.data_dir}`)];
   for (const u of unknownEnvVars(withEnvFile(load.env ?? process.env), config)) {
     checks.push(warn('environment', unknownEnvText(u), `${u.nearest ? `rename it to ${u.nearest}` : 'rename it'} (in the environment or /etc/rigd/rigd.env), or remove it`));
   }

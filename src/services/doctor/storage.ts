@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { createStorage, type Storage } from '../../storage/index.ts';
-import type { MinioStorage } from '../../storage/minio.ts';
+import { NO_TLS, type MinioStorage } from '../../storage/minio.ts';
 import { errorText, fail, ok, warn, type Finding } from './finding.ts';
 
 /** The path MinIO's webhook target must point at (systemd/minio.env.example). */
@@ -26,6 +26,9 @@ export async function checkStorage(config: Readonly<Config>): Promise<Finding[]>
     exists = await storage.bucketExists();
   } catch (err) {
     const text = errorText(err);
+    if (storage.driver === 'minio' && text.includes(NO_TLS)) {
+      return [fail('storage', `${where} ${NO_TLS}: it may serve plain HTTP`, 'set storage.minio.use_ssl: false (and an http:// endpoint, if it names a scheme) when MinIO serves plain HTTP; else check MinIO\'s certificate setup (MINIO_OPTS --certs-dir)')];
+    }
     if (CREDENTIAL_ERRORS.test(text)) {
       return [fail('storage', `${where} refuses rigd's credentials: ${text}`, 'set storage.minio.access_key and secret_key to a MinIO user with access to the bucket')];
     }

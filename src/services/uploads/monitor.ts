@@ -1,10 +1,12 @@
 import { databaseNow } from '../../db/clock.ts';
 import type { Database } from '../../db/index.ts';
 import { pruneExpiredBefore } from '../../db/upload-bounds.ts';
-import { deferCheck, dueChecks, expireReservations } from '../../db/uploads.ts';
+import type { Upload } from '../../db/models/upload.ts';
+import { deferCheck, dueChecks, expireReservations, expireUploads, overdueReservations } from '../../db/uploads.ts';
+import type { ObjectInfo } from '../../storage/contract.ts';
 import type { Logger } from '../../log.ts';
 import type { Storage } from '../../storage/index.ts';
-import type { UploadService } from './service.ts';
+import { writtenSince, type UploadService } from './service.ts';
 
 const TICK_MS = 1000;
 /** Reserved uploads looked at in storage per tick. */
@@ -78,10 +80,42 @@ export class UploadMonitor {
     return total;
   }
 
-  /** Marks overdue reservations expired. Returns how many. */
+  /**
+   * Marks overdue reservations expired. Returns how many. The embedded store sees every PUT; with
+   * MinIO rigd does not, so an overdue reservation first gets a last look in storage: its object,
+   * PUT since the last backed-off check, completes it; storage not answering keeps it reserved
+   * until storage can say (an acknowledged upload is never called expired unseen).
+   */
   async expire(at?: Date): Promise<number> {
     const now = at ?? (await databaseNow(this.db));
-    return expireReservations(this.db, now, this.uploads.progress.inFlight());
+    if (this.storage.driver === 'embedded') return expireReservations(this.db, now, this.uploads.progress.inFlight());
+    const absent: number[] = [];
+    for (const upload of await overdueReservations(this.db, now, CHECKS_PER_TICK)) {
+      const info = await this.#look(upload);
+      if (info === undefined) continue;
+      const completed = info && this.#isItsObject(upload, info) ? await this.uploads.observe(upload.key, info) : [];
+      if (!completed.some((u) => u.id === upload.id)) absent.push(upload.id);
+    }
+    return expireUploads(this.db, absent);
+  }
+
+  /** What storage holds at the upload's key: null for nothing, undefined when storage does not answer. */
+  async #look(upload: Upload): Promise<ObjectInfo | null | undefined> {
+    try {
+      const info = await this.storage.stat(upload.key);
+      if (this.#storageDown) this.log.info('storage answers again');
+      this.#storageDown = false;
+      return info;
+    } catch (err) {
+      if (!this.#storageDown) this.log.warn('storage unreachable; upload checks back off', { error: String(err) });
+      this.#storageDown = true;
+      return undefined;
+    }
+  }
+
+  /** An object of the expected size written after the reservation: the one PUT through its URL. */
+  #isItsObject(upload: Upload, info: ObjectInfo): boolean {
+    return info.size === Number(upload.expected_size) && writtenSince(info, upload);
   }
 
   /** Looks in storage for reserved uploads that are due a check. */
@@ -89,18 +123,8 @@ export class UploadMonitor {
     const now = at ?? (await databaseNow(this.db));
     const due = await dueChecks(this.db, now, CHECKS_PER_TICK);
     for (const upload of due) {
-      let info;
-      try {
-        info = await this.storage.stat(upload.key);
-        if (this.#storageDown) this.log.info('storage answers again');
-        this.#storageDown = false;
-      } catch (err) {
-        if (!this.#storageDown) this.log.warn('storage unreachable; upload checks back off', { error: String(err) });
-        this.#storageDown = true;
-      }
-      // An object of the expected size written after the reservation completes it.
-      const fresh = info && info.size === Number(upload.expected_size) && info.lastModified.getTime() >= upload.created_at.getTime() - 1000;
-      if (info && fresh) {
+      const info = await this.#look(upload);
+      if (info && this.#isItsObject(upload, info)) {
         await this.uploads.observe(upload.key, info);
         continue;
       }

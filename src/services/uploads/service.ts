@@ -31,6 +31,15 @@ interface NewUpload {
   exists: boolean;
 }
 
+/**
+ * Whether `info` can be the object PUT through `upload`'s URL: written after the reservation was made
+ * (storage times are whole seconds, hence the second's grace). An older object of the same size (the
+ * one the key held already, named again by a repeated storage event) is not.
+ */
+export function writtenSince(info: ObjectInfo, upload: Upload): boolean {
+  return info.lastModified.getTime() >= upload.created_at.getTime() - 1000;
+}
+
 export class UploadService {
   readonly progress: UploadProgress;
   readonly #listeners: UploadedListener[] = [];
@@ -113,7 +122,8 @@ export class UploadService {
     // The URL names its reservation: the embedded store takes only that reservation's size through it.
     // Its X-Amz-Date is this node's clock (SigV4; checked by this node's or MinIO's clock): it and
     // the stored expiry (the database's clock) both run ttl seconds from now, so they end together.
-    const url = await this.storage.presignPut(req.key, ttl, { reservation: id });
+    // MinIO's URL also signs the size, so that MinIO takes no other length (it knows no reservations).
+    const url = await this.storage.presignPut(req.key, ttl, { reservation: id, size: req.size });
     return {
       success: true,
       url,
@@ -180,10 +190,10 @@ export class UploadService {
 
   /**
    * Storage says `key` now holds `info` (a poll or a storage event): completes the reservations of
-   * that key waiting for that size. Returns the uploads completed.
+   * that key waiting for that size and made before it was written. Returns the uploads completed.
    */
   async observe(key: string, info: ObjectInfo): Promise<Upload[]> {
-    const waiting = await waitingFor(this.db, key, info.size);
+    const waiting = (await waitingFor(this.db, key, info.size)).filter((upload) => writtenSince(info, upload));
     for (const upload of waiting) await this.#complete(upload, info);
     return waiting;
   }
