@@ -76,7 +76,7 @@ try {
   const local = `http://127.0.0.1:${rigd.port}`;
   process.stdout.write(describeRun(rigd));
   process.stdout.write(
-    `login storm: ${LOGINS} logins for distinct names from loopback, bcrypt cost ${COST ?? '12 (default)'}, hash_concurrency ${HASH_CONCURRENCY ?? '2 (default)'}, ` +
+    `login storm: ${LOGINS} logins for distinct names from loopback, bcrypt cost ${COST ?? '12 (default)'}, hash_concurrency ${HASH_CONCURRENCY ?? '1 (default)'}, ` +
       `UV_THREADPOOL_SIZE ${process.env.UV_THREADPOOL_SIZE ?? '16 (bin/rigd)'}; ${CLIENTS} rigs reporting back to back from ${RIG_ADDR}\n`,
   );
   const login = (name: string) =>

@@ -241,7 +241,7 @@ export const configSchema = Joi.object<Config>({
     max_failures_per_login: positiveInt.max(1_000_000).default(10),
     max_failures_per_client: positiveInt.max(1_000_000).default(30),
     failure_window_s: positiveInt.max(30 * 86400).default(900),
-    hash_concurrency: positiveInt.max(16).default(2),
+    hash_concurrency: positiveInt.max(16).default(1),
     max_queued_hashes: positiveInt.max(100_000).default(200),
     max_login_delay_s: Joi.number().min(0).max(60).default(5),
   }).default(),
