@@ -17,10 +17,15 @@ export interface ClusterLock {
 /** The advisory lock key of rigd's cluster duties ("rigd" and 1, as a 64-bit number). */
 export const DUTIES_LOCK_KEY = 0x72696764_00000001n;
 
-export async function openClusterLock(db: Database, key: bigint = DUTIES_LOCK_KEY): Promise<ClusterLock> {
+/**
+ * idleLimitMs: how long the holder may go without trying before the server frees the lock (a frozen
+ * holder loses it to another node); the holder tries more often than that. 0: never freed while
+ * the connection stands.
+ */
+export async function openClusterLock(db: Database, key: bigint = DUTIES_LOCK_KEY, idleLimitMs = 0): Promise<ClusterLock> {
   // One host (SQLite): the data_dir's serve lock already makes this process the only one.
   if (!forEngine(db.dialect.name, { postgres: true, sqlite: false })) return { tryHold: async () => true, release: async () => {} };
   const [{ sessionClient }, { SessionLock }] = await Promise.all([import('./dialect/postgres/connection.ts'), import('./dialect/postgres/session-lock.ts')]);
   // A session lock needs a session: database.direct_url when url is a transaction-mode pooler.
-  return new SessionLock(() => sessionClient(db.sequelize, 'duties'), key);
+  return new SessionLock(() => sessionClient(db.sequelize, 'duties'), key, idleLimitMs);
 }

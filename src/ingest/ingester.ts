@@ -258,6 +258,11 @@ export class Ingester {
     if (err instanceof LeaseLostError || reason instanceof LeaseLostError || reason instanceof RunnerStoppedError) return reason ?? err;
     if (err instanceof Refused) return new PermanentJobError(err.message, err.code);
     if (err instanceof JobError) return err;
+    // This node's own disk (data_dir/ingest-tmp read-only or full): nothing is wrong with the capture,
+    // so no attempt is used up; another node, or this one once its disk is back, imports it.
+    if (reason === undefined && isLocalDiskFault(err)) {
+      return new DependencyDownError(`this node's disk cannot hold the capture's temp copy (${errorText(err)})`, 'local_disk');
+    }
     // MinIO does not answer: nothing is wrong with the capture; it waits, queued, for storage to be back.
     // (The embedded store's Unavailable is this host's own disk: counted like any transient failure.)
     if (err instanceof Unavailable && err.code === STORAGE_UNAVAILABLE && reason === undefined && this.storage.driver === 'minio') {
@@ -273,4 +278,13 @@ export class Ingester {
       if (name.startsWith(prefix)) await rm(path.join(this.opts.tmpDir, name), { force: true });
     }
   }
+}
+
+/** Errors of a disk that is read-only, full or over quota (its own code, or its cause's). */
+const DISK_FAULTS = new Set(['EROFS', 'ENOSPC', 'EDQUOT']);
+function isLocalDiskFault(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (DISK_FAULTS.has(String((e as NodeJS.ErrnoException).code))) return true;
+  }
+  return false;
 }

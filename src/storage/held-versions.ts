@@ -73,7 +73,8 @@ export class HeldVersions {
       return true;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (notThere(err) || code === 'EXDEV' || code === 'EPERM' || code === 'EMLINK') return false;
+      // The link is only a shortcut: a copy then meets the target disk's own fault (read-only, full) with its code.
+      if (notThere(err) || code === 'EXDEV' || code === 'EPERM' || code === 'EMLINK' || code === 'EROFS' || code === 'ENOSPC' || code === 'EDQUOT') return false;
       throw new Unavailable(`embedded storage: cannot link a kept version of ${key}: ${(err as Error).message}`);
     }
   }

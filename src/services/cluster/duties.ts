@@ -31,7 +31,8 @@ export class ClusterDuties implements BackgroundTask {
 
   async start(): Promise<void> {
     this.#stopped = false;
-    this.#lock = await openClusterLock(this.db);
+    // A holder silent for three tries (frozen, or its event loop stuck) loses the lock to another node.
+    this.#lock = await openClusterLock(this.db, undefined, Math.max(3 * this.everyMs, 2000));
     await this.#try();
     this.#timer = setInterval(() => void this.#try(), this.everyMs);
     this.#timer.unref();

@@ -108,3 +108,37 @@ async function db(dataDir: string, sql: string): Promise<number> {
     await conn.close();
   }
 }
+
+test('a holder frozen (SIGSTOP) gives the duties up: the other takes them, and the holder, resumed, stops its own', async (t) => {
+  if (postgresOnly(t, 'the advisory lock; SQLite has one node'))
+    return;
+  const dataDir = tmpDir();
+  databaseUrlFor(dataDir);
+  const a = spawnHolder(dataDir);
+  const b = spawnHolder(dataDir);
+  try {
+    await waitFor(() => a.lines.includes('ready') && b.lines.includes('ready'), 60_000, 'both holders to start');
+    const [holder, other] = a.lines.includes('duty started') ? [a, b] : [b, a];
+    t.ok(holder.lines.includes('duty started'), 'one holder runs the duties');
+
+    // Frozen, not dead: its process, socket and session stay; only it no longer acts.
+    holder.child.kill('SIGSTOP');
+    await waitFor(() => other.lines.includes('duty started'), 60_000, 'the other holder to take the duties from the frozen one');
+    t.pass('the other process took the duties while the holder was frozen');
+
+    holder.child.kill('SIGCONT');
+    await waitFor(() => holder.lines.includes('duty stopped'), 60_000, 'the resumed holder to stop its duties');
+    t.pass('the resumed holder stopped its duties: it no longer holds the lock');
+    const lockHolders = await db(dataDir, "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+    t.equal(lockHolders, 1, 'one advisory lock granted');
+    t.equal(other.lines.filter((l) => l === 'duty stopped').length, 0, 'the new holder keeps the duties');
+  } finally {
+    for (const h of [a, b]) {
+      if (h.child.exitCode === null && h.child.signalCode === null) {
+        h.child.kill('SIGCONT');
+        h.child.kill('SIGTERM');
+      }
+    }
+    await Promise.all([a.exited, b.exited]);
+  }
+});

@@ -13,6 +13,13 @@ export class SessionLock {
     /** A new client on the session URL (never a transaction-mode pooler's: the lock would stay on a server connection others get). */
     private readonly make: () => pg.Client,
     private readonly key: bigint | number,
+    /**
+     * The server ends this session after it sat idle this long (idle_session_timeout, PostgreSQL 14
+     * and later), freeing the lock: a holder that is frozen (SIGSTOP, a paused VM) keeps its socket
+     * open and answers TCP keepalives, so only the server's clock can tell it stopped asking.
+     * The holder must try at least this often. 0: never.
+     */
+    private readonly idleLimitMs = 0,
   ) {}
 
   get held(): boolean {
@@ -45,6 +52,9 @@ export class SessionLock {
     client.on('end', () => this.#drop(client));
     this.#client = client;
     await client.connect();
+    if (this.idleLimitMs > 0) {
+      await client.query("SELECT set_config('idle_session_timeout', $1, false) WHERE current_setting('server_version_num')::int >= 140000", [String(Math.round(this.idleLimitMs))]);
+    }
     return client;
   }
 
