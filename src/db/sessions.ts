@@ -2,6 +2,7 @@
  * The sessions table: a session is stored by its token's SHA-256 (the digest is computed by the
  * caller), read back with its user, touched, and ended.
  */
+import { Op } from 'sequelize';
 import type { Database } from './index.ts';
 import type { Session, User } from './models/index.ts';
 
@@ -15,8 +16,15 @@ export interface NewSessionRow {
 /** A session with its user. */
 export type SessionWithUser = Session & { user: User };
 
+/**
+ * Stores a new session and, in the same transaction, removes every session that has expired by
+ * then (by the expires_at index), so session rows never outgrow the sessions still alive.
+ */
 export function insertSession(db: Database, row: NewSessionRow): Promise<Session> {
-  return db.writes.run((t) => db.models.Session.create(row, { transaction: t }));
+  return db.writes.run(async (t) => {
+    await db.models.Session.destroy({ where: { expires_at: { [Op.lte]: row.last_used_at } }, transaction: t });
+    return db.models.Session.create(row, { transaction: t });
+  });
 }
 
 /** The session stored under this token digest, with its user, or null. */

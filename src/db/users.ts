@@ -1,10 +1,12 @@
 /**
  * The users table: lookups by login, name and id, and every change of a user (with the sessions a
- * change ends, in the same transaction). Uniqueness is case-insensitive (username_key, email_key);
+ * change ends, in the same transaction). Uniqueness is by loginKey (any case, any Unicode form;
+ * username_key, email_key);
  * a clash comes back as a value, never as a driver error. Services get User rows back.
  */
 import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import type { Database } from './index.ts';
+import { loginKey } from './login-key.ts';
 import type { User } from './models/index.ts';
 
 /** Every user, by username, as the listing reads it (plain SQL: the CLI runs it without Sequelize). */
@@ -22,7 +24,7 @@ export function userRows(reader: Database['reader']): Promise<UserListRow[]> {
 }
 
 function loginWhere(username: string, email: string): WhereOptions<User> {
-  return { [Op.or]: [{ username_key: username.toLowerCase() }, { email_key: email.toLowerCase() }] };
+  return { [Op.or]: [{ username_key: loginKey(username) }, { email_key: loginKey(email) }] };
 }
 
 /** The user whose username or email is `login` (case-insensitively), or null. */
@@ -32,7 +34,7 @@ export function userByLogin(db: Database, login: string): Promise<User | null> {
 
 /** The user called `username` (case-insensitively), or null. */
 export function userByName(db: Database, username: string): Promise<User | null> {
-  return db.models.User.findOne({ where: { username_key: username.toLowerCase() } });
+  return db.models.User.findOne({ where: { username_key: loginKey(username) } });
 }
 
 export interface NewUserRow {
@@ -53,7 +55,7 @@ export async function insertUser(db: Database, u: NewUserRow): Promise<{ user: U
       const clash = await User.findOne({ where: loginWhere(u.username, u.email), transaction: t });
       if (clash) return { clash };
       const user = await User.create(
-        { username: u.username, username_key: u.username.toLowerCase(), email: u.email, email_key: u.email.toLowerCase(), password_hash: u.password_hash, is_admin: u.is_admin },
+        { username: u.username, username_key: loginKey(u.username), email: u.email, email_key: loginKey(u.email), password_hash: u.password_hash, is_admin: u.is_admin },
         { transaction: t },
       );
       return { user };
@@ -68,12 +70,12 @@ export async function insertUser(db: Database, u: NewUserRow): Promise<{ user: U
 export async function updateUser(db: Database, user: User, changes: { email?: string; is_admin?: boolean }): Promise<{ user: User } | Clash> {
   try {
     return await db.writes.run(async (t) => {
-      if (changes.email !== undefined && changes.email.toLowerCase() !== user.email_key) {
-        const clash = await db.models.User.findOne({ where: { email_key: changes.email.toLowerCase() }, transaction: t });
+      if (changes.email !== undefined && loginKey(changes.email) !== user.email_key) {
+        const clash = await db.models.User.findOne({ where: { email_key: loginKey(changes.email) }, transaction: t });
         if (clash && clash.id !== user.id) return { clash };
       }
       const values = {
-        ...(changes.email !== undefined ? { email: changes.email, email_key: changes.email.toLowerCase() } : {}),
+        ...(changes.email !== undefined ? { email: changes.email, email_key: loginKey(changes.email) } : {}),
         ...(changes.is_admin !== undefined ? { is_admin: changes.is_admin } : {}),
       };
       await user.update(values, { transaction: t });

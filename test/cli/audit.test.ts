@@ -251,3 +251,30 @@ test('two processes appending at once keep one valid chain', async (t) => {
   t.equal(verify.code, 0, `rigd audit verify: exit 0 (${verify.stderr.trim()})`);
   t.match(verify.stdout, /300 entries/);
 });
+
+test('rigd audit --since 1h --follow --json shows no older entry, even when none is in the window at start', async (t) => {
+  const dir = tmpDir();
+  await withDatabase(dir, async (db) => {
+    await appendAudit(db, { kind: 'backup', subject: '/tmp/old' });
+    await db.sequelize.query('UPDATE audit_log SET at_ms = at_ms - ?', { replacements: [2 * DAY] });
+  });
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'rigd'), 'audit', '--since', '1h', '--follow', '--json'], { env: rigdEnv({ RIGD_DATA_DIR: dir }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const lines = () => out.split('\n').filter(Boolean);
+  try {
+    // The follower has started reading once it has printed nothing for a few polls; then a new entry.
+    await new Promise((r) => setTimeout(r, 3000));
+    await withDatabase(dir, (db) => appendAudit(db, { kind: 'restore', subject: '/tmp/new' }));
+    const end = Date.now() + 60_000;
+    while (Date.now() < end && !out.includes('/tmp/new')) await new Promise((r) => setTimeout(r, 50));
+    const parsed = lines().map((l) => JSON.parse(l) as { seq: number; subject: string });
+    t.deepEqual(parsed.map((e) => [e.seq, e.subject]), [[2, '/tmp/new']], `only the new entry (stderr: ${err.trim()})`);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  const [code] = (await once(child, 'exit')) as [number | null];
+  t.equal(code, 0, 'SIGTERM ends it with exit 0');
+});

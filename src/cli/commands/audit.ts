@@ -38,7 +38,7 @@ export async function auditCommand(opts: AuditOptions, cmd: Command): Promise<vo
   const sinceMs = opts.since ? Date.now() - parseSince(opts.since) : 0;
   await withReader(cmd, async (reader) => {
     const first: AuditRecord[] = [];
-    for (let page = await readAudit(reader, { sinceMs }); page.length > 0; page = await readAudit(reader, { afterSeq: page[page.length - 1]!.seq })) {
+    for (let page = await readAudit(reader, { sinceMs }); page.length > 0; page = await readAudit(reader, { afterSeq: page[page.length - 1]!.seq, sinceMs })) {
       first.push(...page);
     }
     if (!opts.follow) {
@@ -55,6 +55,7 @@ export async function auditCommand(opts: AuditOptions, cmd: Command): Promise<vo
     process.stdout.on('error', onError);
     const print = (e: AuditRecord) => process.stdout.write(opts.json ? `${jsonText(e)}\n` : `${rowOf(e).filter(Boolean).join('  ')}\n`);
     try {
+      // Entries before --since stay out of what follows too (last is 0 while none was in the window).
       let last = 0;
       for (const e of first) {
         print(e);
@@ -64,7 +65,7 @@ export async function auditCommand(opts: AuditOptions, cmd: Command): Promise<vo
         await sleep(FOLLOW_MS, undefined, { signal: controller.signal }).catch(() => undefined);
         if (controller.signal.aborted) break;
         try {
-          for (const e of await readAudit(reader, { afterSeq: last, limit: 1000 })) {
+          for (const e of await readAudit(reader, { afterSeq: last, sinceMs, limit: 1000 })) {
             print(e);
             last = e.seq;
           }

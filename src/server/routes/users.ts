@@ -56,7 +56,7 @@ export function userRoutes(app: App): ServerRoute[] {
         handler: async (request, h) => {
           const auth = authOf(request);
           const { user: body } = request.payload as UpdatePayload;
-          const user = await app.users.updateSettings(auth.user, String(request.params.id), body.id, body.rig_ui_settings);
+          const user = await app.users.updateSettings(auth.user, String(request.params.id), body.id, body.rig_ui_settings, request.app.client?.toString() ?? null);
           setSessionCookies(request, h, auth);
           return {
             token: auth.token,

@@ -8,6 +8,7 @@
  *   session.revoked                 DELETE /api/v1/sessions, or a logout from the pages
  *   user.add, user.remove, user.passwd, user.set, user.unlock
  *                                   operator changes to users (user.set: email, admin)
+ *   user.settings                   an admin's change of another user's rig UI settings (details: bytes)
  *   ingest.triggered, ingest.forced a capture queued by `rigd ingest` or the webhook
  *   backup, restore, db.copy        the database commands
  *   audit.pruned                    retention removed entries (details: removed, through_seq, through_hash)
@@ -31,6 +32,7 @@ export const AUDIT_KINDS = [
   'user.passwd',
   'user.set',
   'user.unlock',
+  'user.settings',
   'ingest.triggered',
   'ingest.forced',
   'backup',

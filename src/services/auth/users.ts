@@ -146,8 +146,9 @@ export class UserService {
   /**
    * Stores rig UI settings (any JSON value, null included) on user `targetId`.
    * Only the user itself may do so, or an admin. `bodyUserId`, when given, must name the same user.
+   * An admin's change of another user's settings is on record (`user.settings`, from `client`).
    */
-  async updateSettings(actor: User, targetId: string, bodyUserId: unknown, settings: unknown): Promise<PublicUser> {
+  async updateSettings(actor: User, targetId: string, bodyUserId: unknown, settings: unknown, client: string | null = null): Promise<PublicUser> {
     const id = parseUserId(targetId);
     if (id === null) throw new InvalidInput(`"${targetId}" is not a user id`, [{ field: 'id', message: 'not a user id' }]);
     if (bodyUserId !== undefined && bodyUserId !== null && parseUserId(bodyUserId) !== id) {
@@ -162,6 +163,9 @@ export class UserService {
     }
     const user = await setUserSettings(this.db, id, text);
     if (!user) throw new NotFound(`user ${targetId}`, 'user_not_found');
+    if (user.id !== actor.id) {
+      await this.#audit('user.settings', { actor: `user:${actor.username}`, client }, user.username, { bytes: text === null ? 0 : Buffer.byteLength(text, 'utf8') });
+    }
     return toPublicUser(user);
   }
 
