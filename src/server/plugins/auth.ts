@@ -32,9 +32,13 @@ export function presentedToken(request: Request): string | null {
   return typeof cookie === 'string' && cookie !== '' ? cookie : null;
 }
 
-/** How many lines of header `name` (lower case) the request carried. */
+/**
+ * How many lines of header `name` (lower case) the request carried. A request made in process
+ * (server.inject) has no raw header lines: one header value is one line.
+ */
 function headerLines(request: Request, name: string): number {
-  const raw = request.raw.req.rawHeaders;
+  const raw = request.raw.req.rawHeaders as string[] | undefined;
+  if (raw === undefined) return request.headers[name] === undefined ? 0 : 1;
   let n = 0;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) n++;
   return n;
