@@ -27,12 +27,19 @@ let a: ClusterNode;
 let rigdUrl = '';
 
 const setup = fixture(async () => {
-  server = await startPgServer({ settings: { max_connections: 20, superuser_reserved_connections: 3 } });
+  server = await startPgServer({ settings: { max_connections: 20, superuser_reserved_connections: 3, log_connections: 'on', log_disconnections: 'on', log_line_prefix: "'%m [%p] %a '" } });
   await server.query('CREATE ROLE rigd LOGIN', [], 'postgres');
   await server.query('ALTER DATABASE rigd OWNER TO rigd', [], 'postgres');
   await server.query('ALTER SCHEMA public OWNER TO rigd');
   rigdUrl = server.url().replace('postgres@', 'rigd@');
-  c = await startCluster({ ids: ['node-a'], databaseUrl: rigdUrl, rigNet: NET, config: { database: { pool_max: POOL_MAX } } });
+  c = await startCluster({ ids: ['node-a'], databaseUrl: rigdUrl, rigNet: NET, config: {
+      database: { pool_max: POOL_MAX },
+      // The server ends the duties session after three heartbeats without a word from its node (a
+      // frozen node loses the duties). At 1 s, a 3 s stall of a loaded machine would free that
+      // session's slot in the middle of the outage below, and rigd would rightly take it.
+      cluster: { heartbeat_s: 5 },
+    },
+  });
   a = c.node('node-a');
 });
 
@@ -88,6 +95,7 @@ test('no connection left for rigd: 503 with Retry-After at once, /healthz 503; f
   const health = new HealthSampler([a]);
   let full = 0;
   let freed = 0;
+  let sessions = '';
   try {
     await waitFor(() => reports.acknowledged().length >= 12 || null, 60_000, 'reports before', 50);
     // Take every slot, then end rigd's pooled connections and take theirs too, until rigd has none.
@@ -103,6 +111,7 @@ test('no connection left for rigd: 503 with Retry-After at once, /healthz 503; f
     // Past the first second of the outage (the window checked below), so a fast machine cannot leave it empty.
     await waitFor(() => reports.answers.filter((r) => r.at > full + 1000 && r.status === 503).length >= 12 || null, 60_000, '503s while full', 50);
     await waitFor(() => health.samples.some((s) => s.at > full + 1000 && s.status === 503) || null, 60_000, '/healthz 503 while full', 50);
+    sessions = JSON.stringify(await server.query("SELECT application_name AS name, state, count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' GROUP BY 1, 2 ORDER BY 1, 2"));
     await Promise.all(fillers.splice(0).map((cl) => cl.end().catch(() => undefined)));
     freed = Date.now();
     await waitFor(
@@ -134,7 +143,7 @@ test('no connection left for rigd: 503 with Retry-After at once, /healthz 503; f
   t.match(log, /database unavailable: requests answer 503[^\n]*(too many|remaining connection slots)/, 'the log line names the cause: the server has no connection left (refused at once, not a wait for the pool)');
   // The last sample before the slots were freed: what /healthz said while the fault lasted.
   const sample = health.samples.filter((s) => s.at > full + 1000 && s.at < freed).at(-1);
-  t.equal(sample?.status, 503, `/healthz 503 while full: ${JSON.stringify(sample?.checks)}`);
+  t.equal(sample?.status, 503, `/healthz 503 while full: ${JSON.stringify(sample?.checks)}; the server's sessions then: ${sessions}; its log of connections ended meanwhile:\n${server.log().split('\n').filter((l) => /disconnection|FATAL|terminat/.test(l) && !/remaining connection slots/.test(l)).slice(-40).join('\n')}`);
   t.equal(health.samples.at(-1)?.status, 200, '/healthz 200 again after');
   t.ok(reports.answers.some((r) => r.at > freed && r.status === 200), 'reports answer 200 again: the node recovered by itself');
   const { missing, twice } = await reportsNotOnce(c, reports.acknowledged(), 'budget');

@@ -6,7 +6,7 @@
 //   await pg.restart();
 //   await pg.close();
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -23,6 +23,8 @@ export interface PgServer {
   restart(): void;
   /** Runs one statement as the superuser on database db. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], db?: string): Promise<T[]>;
+  /** The server's log (server.log) as written so far. */
+  log(): string;
   /** Stops the server (immediate) and removes its directory. */
   close(): void;
 }
@@ -103,6 +105,9 @@ export async function startPgServer(opts: { settings?: Record<string, string | n
       } finally {
         await client.end().catch(() => undefined);
       }
+    },
+    log() {
+      return existsSync(path.join(dir, 'server.log')) ? readFileSync(path.join(dir, 'server.log'), 'utf8') : '';
     },
     close() {
       if (closed) return;
