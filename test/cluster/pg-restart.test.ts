@@ -152,7 +152,7 @@ test('pg_ctl restart: LISTEN, the duties lock and the capture store come back by
     await healthy(a);
     const sessions = await waitFor(
       async () => {
-        const rows = await server.query<{ app: string; n: number }>("SELECT application_name AS app, count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'rigd %' GROUP BY 1");
+        const rows = await server.query<{ app: string; n: number }>("SELECT regexp_replace(application_name, '^rigd duties .+$', 'rigd duties') AS app, count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'rigd %' GROUP BY 1");
         const by = Object.fromEntries(rows.map((r) => [r.app, Number(r.n)]));
         return by['rigd listen'] === 1 && by['rigd duties'] === 1 && by['rigd capture store'] === 1 ? by : null;
       },
@@ -161,7 +161,7 @@ test('pg_ctl restart: LISTEN, the duties lock and the capture store come back by
       250,
     );
     t.deepEqual([sessions['rigd listen'], sessions['rigd duties'], sessions['rigd capture store']], [1, 1, 1], 'one LISTEN, one duties and one capture store connection again');
-    const locks = await server.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND s.application_name = 'rigd duties'");
+    const locks = await server.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND s.application_name LIKE 'rigd duties %'");
     t.equal(Number(locks[0]?.n), 1, 'the duties lock is held again');
     const made = await makeCapture(path.join(files, 'after.sqlite'), { tables: [{ name: 'after_rows', columns: [{ name: 'a', type: 'INTEGER' }], rows: 500 }] });
     const { etag, size } = await c.putObject('rig1/after.sqlite', made.path);

@@ -117,7 +117,7 @@ test('exactly one node holds the duties lock (a session lock on direct_url, neve
       async () => {
         const rows = await server.query<{ n: number; sessions: number }>(
           `SELECT (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = 1 AND classid = ${0x72696764}) AS n,
-                  (SELECT count(*)::int FROM pg_stat_activity WHERE application_name = 'rigd duties') AS sessions`,
+                  (SELECT count(*)::int FROM pg_stat_activity WHERE application_name LIKE 'rigd duties %') AS sessions`,
         );
         return rows[0]?.sessions === 2 ? rows[0] : null;
       },

@@ -2,6 +2,7 @@ import { openClusterLock, type ClusterLock } from '../../db/cluster-lock.ts';
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../log.ts';
 import type { BackgroundTask } from '../background-task.ts';
+import { RUN_ID } from './run-id.ts';
 
 /**
  * Background tasks that run on one node at a time (the upload monitor, the retention sweep): the
@@ -32,7 +33,8 @@ export class ClusterDuties implements BackgroundTask {
   async start(): Promise<void> {
     this.#stopped = false;
     // A holder silent for three tries (frozen, or its event loop stuck) loses the lock to another node.
-    this.#lock = await openClusterLock(this.db, undefined, Math.max(3 * this.everyMs, 2000));
+    // The lock's session carries this run's id: rigd doctor names the node holding it (src/db/nodes.ts).
+    this.#lock = await openClusterLock(this.db, { idleLimitMs: Math.max(3 * this.everyMs, 2000), holder: RUN_ID });
     await this.#try();
     this.#timer = setInterval(() => void this.#try(), this.everyMs);
     this.#timer.unref();

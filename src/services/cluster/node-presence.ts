@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../db/index.ts';
@@ -8,10 +7,9 @@ import { CannotStart } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { rigdVersion } from '../../version.ts';
 import { LIVE_HEARTBEATS } from './live.ts';
+import { RUN_ID } from './run-id.ts';
 import { timeAgo } from '../time-ago.ts';
 
-/** This process's run: one per process (two apps in one process, as tests run them, are one node). */
-const RUN_ID = randomBytes(12).toString('hex');
 
 /**
  * This `rigd serve` in the node registry (src/db/nodes.ts): registers at start under its instance
