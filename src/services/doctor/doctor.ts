@@ -16,6 +16,7 @@ import { checkCaptureRows } from './capture-rows.ts';
 import { checkDataFiles } from './files.ts';
 import { checkNodes } from './nodes.ts';
 import { checkDuties } from './duties.ts';
+import { checkNotifications } from './notifications.ts';
 import { dataDirOwner, handOver } from '../data-files.ts';
 import { errorText, fail, ok, warn, type Finding } from './finding.ts';
 import { checkStorage } from './storage.ts';
@@ -70,6 +71,7 @@ export async function runDoctor(load: LoadOptions): Promise<DoctorReport> {
     checks.push(await checkCaptureRows(config));
     checks.push(await checkNodes(config));
     checks.push(await checkDuties(config));
+    checks.push(await checkNotifications(config));
     checks.push(...(await checkStorage(config)));
   } finally {
     handOver(config.data_dir, owner, { createdSince: started });

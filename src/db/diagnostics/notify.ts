@@ -1,0 +1,59 @@
+/**
+ * Notifications given up (notify jobs that ended failed: refused for good, target gone, or not
+ * delivered within notify.retry_hours), as `rigd doctor` reads them without the app.
+ */
+import { readDatabaseFile } from './file-database.ts';
+import type { DatabaseSite } from '../site.ts';
+
+export interface GivenUp {
+  /** Given up within the window. */
+  count: number;
+  /** The newest of them. */
+  newest: { payload: string; errorCode: string | null; lastError: string | null; ageS: number } | null;
+}
+
+const WHERE = "kind = 'notify' AND state = 'failed' AND finished_at IS NOT NULL";
+
+/** A DATE column as Sequelize writes it on SQLite ("2026-11-24 13:06:18.123 +00:00"); it sorts as text. */
+function fileDateText(d: Date): string {
+  return d.toISOString().replace('T', ' ').replace('Z', ' +00:00');
+}
+
+function fileDate(text: string): Date {
+  return new Date(text.replace(' ', 'T').replace(' ', ''));
+}
+
+type Row = { payload: string; error_code: string | null; last_error: string | null };
+
+/** Notify jobs given up within the last windowMs; null when there is no database or jobs table yet. */
+export async function givenUpNotifications(site: DatabaseSite, windowMs: number): Promise<GivenUp | null> {
+  if (site.kind === 'server') {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: site.url, application_name: 'rigd doctor', connectionTimeoutMillis: 10_000 });
+    try {
+      await client.connect();
+      const { rows: exists } = await client.query<{ t: string | null }>("SELECT to_regclass('jobs')::text AS t");
+      if (!exists[0]?.t) return null;
+      const since = 'finished_at > now() - make_interval(secs => $1)';
+      const { rows: counted } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM jobs WHERE ${WHERE} AND ${since}`, [windowMs / 1000]);
+      const { rows } = await client.query<Row & { age_s: number }>(
+        `SELECT payload, error_code, last_error, extract(epoch FROM now() - finished_at)::float8 AS age_s FROM jobs WHERE ${WHERE} AND ${since} ORDER BY finished_at DESC, id DESC LIMIT 1`,
+        [windowMs / 1000],
+      );
+      const r = rows[0];
+      return { count: Number(counted[0]?.n ?? 0), newest: r ? { payload: r.payload, errorCode: r.error_code, lastError: r.last_error, ageS: Number(r.age_s) } : null };
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  const found = await readDatabaseFile(site.dataDir, async (all, has) => {
+    if (!(await has('jobs'))) return null;
+    const now = Date.now();
+    // A literal of our own making (the reader takes no parameters).
+    const since = `finished_at > '${fileDateText(new Date(now - windowMs))}'`;
+    const [counted] = await all<{ n: number }>(`SELECT count(*) AS n FROM jobs WHERE ${WHERE} AND ${since}`);
+    const [r] = await all<Row & { finished_at: string }>(`SELECT payload, error_code, last_error, finished_at FROM jobs WHERE ${WHERE} AND ${since} ORDER BY finished_at DESC, id DESC LIMIT 1`);
+    return { count: Number(counted?.n ?? 0), newest: r ? { payload: r.payload, errorCode: r.error_code, lastError: r.last_error, ageS: (now - fileDate(r.finished_at).getTime()) / 1000 } : null };
+  });
+  return found ?? null;
+}
