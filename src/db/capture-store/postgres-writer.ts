@@ -46,6 +46,9 @@ export function storeClient(url: string, name = 'rigd capture store'): pg.Client
   });
 }
 
+/** The capture store's server could not be reached (or refused the login): not a matter of the schema's rights. */
+export class StoreUnreachable extends Error {}
+
 /** Connects a store client; the message never carries the password. */
 export async function connectStore(url: string, name?: string): Promise<pg.Client> {
   const client = storeClient(url, name);
@@ -54,7 +57,7 @@ export async function connectStore(url: string, name?: string): Promise<pg.Clien
     await client.connect();
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw new Error(`cannot connect to the capture store's database: ${redactText((err as Error).message ?? String(err))}`);
+    throw new StoreUnreachable(`cannot connect to the capture store's database: ${redactText((err as Error).message ?? String(err))}`);
   }
   return client;
 }
