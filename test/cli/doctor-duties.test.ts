@@ -30,12 +30,14 @@ test('doctor duties: names the node that runs them, the one that takes over, and
   const nodes: ServeProcess[] = [];
   try {
     if (!onPostgres) {
+      const serve = await serveProcess({ ...env, RIGD_CLUSTER_INSTANCE_ID: 'gw-a' });
+      nodes.push(serve);
       let res = await rigd(['doctor'], { env });
-      t.match(line(res.stdout, 'duties'), /^ok\s+duties\s+SQLite: the one rigd serve of this data_dir runs them \(upload expiry, retention, alerts\)$/, 'SQLite: one line');
-      nodes.push(await serveProcess({ ...env, RIGD_CLUSTER_INSTANCE_ID: 'gw-a' }));
-      res = await rigd(['doctor'], { env });
-      t.match(line(res.stdout, 'duties'), /^ok\s+duties\s+SQLite: the one rigd serve of this data_dir runs them/, 'SQLite with rigd serve running: the same line');
+      t.match(line(res.stdout, 'duties'), /^ok\s+duties\s+SQLite: the one rigd serve of this data_dir runs them \(upload expiry, retention, alerts\)$/, 'SQLite, rigd serve running: one line');
       t.equal(res.code, 0, 'exit 0');
+      t.equal(await serve.stop('SIGTERM'), 0, 'rigd serve stops');
+      res = await rigd(['doctor'], { env });
+      t.match(line(res.stdout, 'duties'), /^ok\s+duties\s+SQLite: the one rigd serve of this data_dir runs them \(upload expiry, retention, alerts\); it is not running now$/, 'SQLite, rigd serve stopped: says it is not running');
       return;
     }
     let res = await rigd(['doctor'], { env });

@@ -7,6 +7,7 @@
  */
 import type { Config } from '../../config/schema.ts';
 import { dutiesHolder, type DutiesHolder } from '../../db/diagnostics/duties.ts';
+import { soleServeRunning } from '../../db/diagnostics/nodes.ts';
 import { databaseSite } from '../../db/site.ts';
 import { LIVE_HEARTBEATS } from '../cluster/live.ts';
 import { timeAgo } from '../time-ago.ts';
@@ -17,7 +18,10 @@ const DUTIES = 'upload expiry, retention and alerts';
 
 export async function checkDuties(config: Readonly<Config>): Promise<Finding> {
   const site = databaseSite(config.data_dir, config.database.url);
-  if (site.kind === 'file') return ok(CHECK, 'SQLite: the one rigd serve of this data_dir runs them (upload expiry, retention, alerts)');
+  if (site.kind === 'file') {
+    const running = await soleServeRunning(site).catch(() => null);
+    return ok(CHECK, `SQLite: the one rigd serve of this data_dir runs them (upload expiry, retention, alerts)${running === false ? '; it is not running now' : ''}`);
+  }
   let holder: DutiesHolder | null;
   try {
     holder = await dutiesHolder(site.url);
