@@ -1,0 +1,79 @@
+// storage.minio.endpoint as operators write it: a URL with a scheme and no port means the scheme's
+// port (https 443, http 80), a bare host keeps storage.minio.port (default 9000), and a port key set
+// next to a URL that names another port is refused at load naming both keys. Signed URLs handed to
+// rigs carry the port rigd resolved.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'tape';
+import { loadConfig } from '../../src/config/load.ts';
+import { createStorage, MinioStorage } from '../../src/storage/index.ts';
+import { tmpDir } from '../helpers/tmp.ts';
+
+const KEYS = 'access_key: rigd, secret_key: rigd-secret';
+
+function load(minio: string, env: Record<string, string> = {}) {
+  const file = path.join(tmpDir(), 'config.yaml');
+  writeFileSync(file, `storage: {driver: minio, minio: {${KEYS}, ${minio}}}\n`);
+  return { file, config: loadConfig({ file, env }).config };
+}
+
+function errorFor(minio: string, env: Record<string, string> = {}): string {
+  try {
+    load(minio, env);
+  } catch (err) {
+    return `${(err as Error).name}: ${(err as Error).message}`;
+  }
+  return 'loaded';
+}
+
+function minio(minioKeys: string, env: Record<string, string> = {}): MinioStorage {
+  const storage = createStorage(load(minioKeys, env).config);
+  if (!(storage instanceof MinioStorage)) throw new Error('expected the minio driver');
+  return storage;
+}
+
+// [storage.minio keys, where rigd connects, the object URL rigs are given]
+const RESOLVED: [string, string, string][] = [
+  ['endpoint: "https://minio.example"', 'https://minio.example:443', 'https://minio.example/captures/a.db'],
+  ['endpoint: "http://minio.example"', 'http://minio.example:80', 'http://minio.example/captures/a.db'],
+  ['endpoint: "HTTPS://Minio.Example/"', 'https://minio.example:443', 'https://minio.example/captures/a.db'],
+  ['endpoint: "https://minio.example:9443"', 'https://minio.example:9443', 'https://minio.example:9443/captures/a.db'],
+  ['endpoint: "https://minio.example:9443", port: 9443', 'https://minio.example:9443', 'https://minio.example:9443/captures/a.db'],
+  // The URL names no port: the port key, set explicitly, says which.
+  ['endpoint: "https://minio.example", port: 9000', 'https://minio.example:9000', 'https://minio.example:9000/captures/a.db'],
+  ['endpoint: "https://minio.example", port: 443', 'https://minio.example:443', 'https://minio.example/captures/a.db'],
+  // A bare host: no scheme, so the port key (default 9000) and use_ssl say how.
+  ['endpoint: minio.example', 'http://minio.example:9000', 'http://minio.example:9000/captures/a.db'],
+  ['endpoint: minio.example, use_ssl: true', 'https://minio.example:9000', 'https://minio.example:9000/captures/a.db'],
+  ['endpoint: minio.example, port: 80', 'http://minio.example:80', 'http://minio.example/captures/a.db'],
+  ['endpoint: "minio.example:9001"', 'http://minio.example:9001', 'http://minio.example:9001/captures/a.db'],
+  ['endpoint: "[::1]:9000"', 'http://[::1]:9000', 'http://[::1]:9000/captures/a.db'],
+  ['endpoint: "[::1]"', 'http://[::1]:9000', 'http://[::1]:9000/captures/a.db'],
+];
+
+test('minio endpoint: a URL without a port means its scheme\'s port; a bare host keeps storage.minio.port', async (t) => {
+  for (const [keys, where, objectUrl] of RESOLVED) {
+    const storage = minio(keys);
+    t.equal(`${storage.internal.protocol}//${storage.internal.hostname}:${storage.internal.port}`, where, `${keys}: rigd connects to ${where}`);
+    t.equal(storage.objectUrl('a.db'), objectUrl, `${keys}: object URL ${objectUrl}`);
+    const put = await storage.presignPut('a.db', 60, { size: 5 });
+    const get = await storage.presignGet('a.db', 60);
+    t.ok(put.startsWith(`${objectUrl}?`), `${keys}: signed PUT URL ${put.slice(0, 60)}...`);
+    t.ok(get.startsWith(`${objectUrl}?`), `${keys}: signed GET URL ${get.slice(0, 60)}...`);
+  }
+});
+
+test('minio endpoint: RIGD_STORAGE_MINIO_PORT counts as setting the port', (t) => {
+  const storage = minio('endpoint: "https://minio.example"', { RIGD_STORAGE_MINIO_PORT: '9000' });
+  t.equal(storage.internal.port, 9000, 'the port set in the environment wins over the scheme\'s');
+  t.end();
+});
+
+test('minio endpoint: a port key that contradicts the port in the URL is refused, naming both keys', (t) => {
+  const line = errorFor('endpoint: "https://minio.example:9443", port: 9000');
+  t.match(line, /^ConfigError: config: storage\.minio\.port: 9000 contradicts storage\.minio\.endpoint "https:\/\/minio\.example:9443" \(port 9443\)/, line);
+  t.match(line, /\(from .*config\.yaml\)$/, 'names where the value came from');
+  const env = errorFor('endpoint: "http://minio.example:9001"', { RIGD_STORAGE_MINIO_PORT: '9000' });
+  t.match(env, /storage\.minio\.port: 9000 contradicts storage\.minio\.endpoint .*\(from RIGD_STORAGE_MINIO_PORT\)$/, env);
+  t.end();
+});
