@@ -129,15 +129,22 @@ export function endpoint(): Joi.StringSchema {
       const why = urlProblem(value);
       if (why) throw new Problem(`${why} ${expected}`);
       // The S3 client addresses buckets at the root: a path would be left out of every request and signed URL.
-      const pathname = new URL(value).pathname;
-      if (pathname !== '/') throw new Problem(`has a path (${pathname}); MinIO is reached at the root of its address ${expected}`);
+      const url = new URL(value);
+      if (url.pathname !== '/') throw new Problem(`has a path (${url.pathname}); MinIO is reached at the root of its address ${expected}`);
+      if (url.port === '0') throw new Problem(`has port 0 (expected a port from 1 to 65535) ${expected}`);
       return value;
+    }
+    const zone = /^\[[^\]%]*(%[^\]]*)\]/.exec(value)?.[1];
+    if (zone !== undefined) throw new Problem(`has an IPv6 zone (${zone}), which a URL cannot carry (expected an address without one, like [fd00::1]:9000)`);
+    if (!value.includes('[') && (isIPv6(value) || isIPv6(value.replace(/:\d{1,5}$/, '')))) {
+      throw new Problem('is an IPv6 address without brackets (expected like [::1] or [::1]:9000)');
     }
     const m = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(value);
     const host = m?.[1] ?? '';
     const hostOk = host.startsWith('[') ? isIPv6(host.slice(1, -1)) : isIPv4(host) || Joi.string().hostname().validate(host).error === undefined;
     if (!m || !hostOk || (/^\d+(\.\d+)*$/.test(host) && !isIPv4(host))) throw new Problem(`is not a host or endpoint ${expected}`);
     if (m[2] !== undefined && Number(m[2]) > 65535) throw new Problem(`has port ${m[2]}, above 65535 ${expected}`);
+    if (m[2] !== undefined && Number(m[2]) === 0) throw new Problem(`has port 0 (expected a port from 1 to 65535) ${expected}`);
     return value;
   }, 'endpoint');
 }

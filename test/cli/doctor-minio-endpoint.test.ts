@@ -24,3 +24,22 @@ test('doctor: an https endpoint without a port is tried on 443', async (t) => {
   t.match(storage, /^(ok|fail)\s+storage\s+MinIO at https:\/\/127\.0\.0\.1:443 /, `storage line names port 443: ${storage}`);
   t.doesNotMatch(res.stdout, /:9000/, 'port 9000 is named nowhere');
 });
+
+test('doctor: an endpoint rigd cannot parse is a config line, not a stack trace', async (t) => {
+  const dataDir = tmpDir();
+  const env = {
+    RIGD_DATA_DIR: dataDir,
+    RIGD_STORAGE_DRIVER: 'minio',
+    RIGD_STORAGE_MINIO_ENDPOINT: '[fe80::1%eth0]:9000',
+    RIGD_STORAGE_MINIO_ACCESS_KEY: 'rigd-test',
+    RIGD_STORAGE_MINIO_SECRET_KEY: 'rigd-test-secret',
+  };
+  const res = await rigd(['doctor'], { env });
+  t.equal(res.code, 1, 'exit 1');
+  t.match(line(res.stdout, 'config'), /^fail\s+config\s+config: storage\.minio\.endpoint: "\[fe80::1%eth0\]:9000" has an IPv6 zone/, `config line: ${line(res.stdout, 'config')}`);
+  t.doesNotMatch(res.stdout + res.stderr, /TypeError|unexpected error|\n\s+at /, 'no stack trace');
+  const serve = await rigd(['serve'], { env: { ...env, RIGD_SERVER_PORT: '0' } });
+  t.equal(serve.code, 2, 'rigd serve exits 2 (a config error)');
+  t.match(serve.stderr, /storage\.minio\.endpoint: "\[fe80::1%eth0\]:9000" has an IPv6 zone/, `serve says why: ${serve.stderr.split('\n')[0]}`);
+  t.doesNotMatch(serve.stderr, /TypeError|\n\s+at /, 'no stack trace from serve');
+});

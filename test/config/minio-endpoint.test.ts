@@ -77,3 +77,32 @@ test('minio endpoint: a port key that contradicts the port in the URL is refused
   t.match(env, /storage\.minio\.port: 9000 contradicts storage\.minio\.endpoint .*\(from RIGD_STORAGE_MINIO_PORT\)$/, env);
   t.end();
 });
+
+// [storage.minio keys, the key the line names, what it must say]
+const REFUSED: [string, string, RegExp][] = [
+  // An IPv6 zone cannot be written in a URL: it was accepted, then every command stopped on "TypeError: Invalid URL".
+  ['endpoint: "[fe80::1%eth0]:9000"', 'storage.minio.endpoint', /"\[fe80::1%eth0\]:9000" has an IPv6 zone \(%eth0\)/],
+  ['public_endpoint: "[fe80::1%eth0]"', 'storage.minio.public_endpoint', /has an IPv6 zone \(%eth0\)/],
+  // Port 0 was taken: rigd connected to port 0, and signed URLs left the port out.
+  ['endpoint: "minio.example:0"', 'storage.minio.endpoint', /"minio\.example:0" has port 0 \(expected a port from 1 to 65535/],
+  ['endpoint: "https://minio.example:0"', 'storage.minio.endpoint', /has port 0 \(expected a port from 1 to 65535/],
+  ['public_endpoint: "minio.example:0"', 'storage.minio.public_endpoint', /has port 0/],
+  // An IPv6 address without brackets: say how to write it.
+  ['endpoint: "::1"', 'storage.minio.endpoint', /"::1" is an IPv6 address without brackets \(expected like \[::1\] or \[::1\]:9000\)/],
+  ['endpoint: "fd00::5:9000"', 'storage.minio.endpoint', /is an IPv6 address without brackets/],
+  // use_ssl set against the endpoint URL's scheme: the scheme won silently (plain HTTP with use_ssl: true).
+  ['endpoint: "http://minio.example", use_ssl: true', 'storage.minio.use_ssl', /^ConfigError: config: storage\.minio\.use_ssl: true contradicts storage\.minio\.endpoint "http:\/\/minio\.example" \(an http URL\)/],
+  ['endpoint: "https://minio.example", use_ssl: false', 'storage.minio.use_ssl', /storage\.minio\.use_ssl: false contradicts storage\.minio\.endpoint "https:\/\/minio\.example" \(an https URL\)/],
+];
+
+test('minio endpoint: values rigd cannot use are refused at load, naming the key', (t) => {
+  for (const [keys, key, says] of REFUSED) {
+    const line = errorFor(keys);
+    t.ok(line.startsWith(`ConfigError: config: ${key}: `), `${keys}: names ${key}: ${line}`);
+    t.match(line, says, `${keys}: says what is wrong`);
+    t.doesNotMatch(line, /TypeError|\n\s+at /, `${keys}: no stack`);
+  }
+  t.equal(errorFor('endpoint: "https://minio.example", use_ssl: true'), 'loaded', 'use_ssl agreeing with the scheme is fine');
+  t.equal(errorFor('endpoint: "[fe80::1]:9000"'), 'loaded', 'a link-local address without a zone loads');
+  t.end();
+});
