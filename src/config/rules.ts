@@ -149,12 +149,16 @@ export function endpoint(): Joi.StringSchema {
   }, 'endpoint');
 }
 
-/** An S3 bucket name as MinIO accepts it. */
+/** An S3 bucket name as MinIO (its server, and the minio client before any request) accepts it. */
 export function bucketName(): Joi.StringSchema {
+  const expected = '(expected 3-63 lowercase letters, digits, dots and hyphens, like captures)';
   return Joi.string().custom((value: string) => {
     if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(value) || value.includes('..') || isIPv4(value)) {
-      throw new Problem('is not an S3 bucket name (expected 3-63 lowercase letters, digits, dots and hyphens, like captures)');
+      throw new Problem(`is not an S3 bucket name ${expected}`);
     }
+    if (value.includes('.-') || value.includes('-.')) throw new Problem(`is not an S3 bucket name: it has "-." or ".-", which MinIO refuses ${expected}`);
+    const address = /\d+\.\d+\.\d+\.\d+/.exec(value)?.[0];
+    if (address) throw new Problem(`is not an S3 bucket name: it holds an IP address form (${address}), which MinIO refuses ${expected}`);
     return value;
   }, 'S3 bucket name');
 }

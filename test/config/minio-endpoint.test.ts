@@ -106,3 +106,30 @@ test('minio endpoint: values rigd cannot use are refused at load, naming the key
   t.equal(errorFor('endpoint: "[fe80::1]:9000"'), 'loaded', 'a link-local address without a zone loads');
   t.end();
 });
+
+test('bucket names MinIO refuses are refused at load, saying why', (t) => {
+  const bucketError = (bucket: string) => {
+    const file = path.join(tmpDir(), 'config.yaml');
+    writeFileSync(file, `storage: {bucket: "${bucket}"}\n`);
+    try {
+      loadConfig({ file, env: {} });
+      return 'loaded';
+    } catch (err) {
+      return `${(err as Error).name}: ${(err as Error).message}`;
+    }
+  };
+  // MinIO refuses ".-" and "-." (its bucket creation answers InvalidBucketName), and the minio client
+  // refuses any name holding four dot-separated numbers before sending a request.
+  for (const [bucket, says] of [
+    ['captures-.old', /has "-\." or "\.-"/],
+    ['captures.-old', /has "-\." or "\.-"/],
+    ['logs-10.0.0.1', /holds an IP address form \(10\.0\.0\.1\)/],
+    ['999.1.1.1', /holds an IP address form \(999\.1\.1\.1\)/],
+  ] as const) {
+    const line = bucketError(bucket);
+    t.match(line, new RegExp(`^ConfigError: config: storage\\.bucket: "${bucket.replace(/\./g, '\\.')}" is not an S3 bucket name`), line);
+    t.match(line, says, `${bucket}: says why`);
+  }
+  for (const bucket of ['captures', 'rig-files.2026', 'a.b', 'v1.2.3']) t.equal(bucketError(bucket), 'loaded', `${bucket} loads`);
+  t.end();
+});
