@@ -133,3 +133,13 @@ test('bucket names MinIO refuses are refused at load, saying why', (t) => {
   for (const bucket of ['captures', 'rig-files.2026', 'a.b', 'v1.2.3']) t.equal(bucketError(bucket), 'loaded', `${bucket} loads`);
   t.end();
 });
+
+test('an endpoint with user:password@ is refused without printing the password', (t) => {
+  for (const keys of ['endpoint: "http://rigd:s3cr3t-pw@minio.example:9000"', 'public_endpoint: "https://rigd:s3cr3t-pw@minio.example"', 'endpoint: "rigd:s3cr3t-pw@minio.example:9000"']) {
+    const line = errorFor(keys);
+    t.match(line, /^ConfigError: config: storage\.minio\.(public_)?endpoint: /, `${keys}: refused, naming the key: ${line}`);
+    t.doesNotMatch(line, /s3cr3t-pw/, `${keys}: the password is not in the line`);
+    t.match(line, /\*\*\*@minio\.example/, `${keys}: the user info shows as ***`);
+  }
+  t.end();
+});
