@@ -49,6 +49,9 @@ const RESOLVED: [string, string, string][] = [
   ['endpoint: "minio.example:9001"', 'http://minio.example:9001', 'http://minio.example:9001/captures/a.db'],
   ['endpoint: "[::1]:9000"', 'http://[::1]:9000', 'http://[::1]:9000/captures/a.db'],
   ['endpoint: "[::1]"', 'http://[::1]:9000', 'http://[::1]:9000/captures/a.db'],
+  // An IPv6 literal on the scheme's port: the minio client wrote its signed GET URL as "https://::1/...".
+  ['endpoint: "https://[::1]"', 'https://[::1]:443', 'https://[::1]/captures/a.db'],
+  ['endpoint: "[fd00::1]", port: 80', 'http://[fd00::1]:80', 'http://[fd00::1]/captures/a.db'],
 ];
 
 test('minio endpoint: a URL without a port means its scheme\'s port; a bare host keeps storage.minio.port', async (t) => {
@@ -60,6 +63,8 @@ test('minio endpoint: a URL without a port means its scheme\'s port; a bare host
     const get = await storage.presignGet('a.db', 60);
     t.ok(put.startsWith(`${objectUrl}?`), `${keys}: signed PUT URL ${put.slice(0, 60)}...`);
     t.ok(get.startsWith(`${objectUrl}?`), `${keys}: signed GET URL ${get.slice(0, 60)}...`);
+    const unsized = await storage.presignPut('a.db', 60);
+    t.ok(unsized.startsWith(`${objectUrl}?`), `${keys}: signed PUT URL without a size ${unsized.slice(0, 60)}...`);
   }
 });
 
