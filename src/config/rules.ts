@@ -134,6 +134,8 @@ export function endpoint(): Joi.StringSchema {
       if (url.port === '0') throw new Problem(`has port 0 (expected a port from 1 to 65535) ${expected}`);
       return value;
     }
+    const slash = /^((?:\[[^\]/]+\]|[^/:[\]]+)(?::\d{1,5})?)\/+$/.exec(value)?.[1];
+    if (slash) throw new Problem(`has a "/" after the host (expected ${slash}, or an http(s) URL like http://${slash}/)`);
     const zone = /^\[[^\]%]*(%[^\]]*)\]/.exec(value)?.[1];
     if (zone !== undefined) throw new Problem(`has an IPv6 zone (${zone}), which a URL cannot carry (expected an address without one, like [fd00::1]:9000)`);
     if (!value.includes('[') && (isIPv6(value) || isIPv6(value.replace(/:\d{1,5}$/, '')))) {

@@ -95,6 +95,8 @@ const REFUSED: [string, string, RegExp][] = [
   // An IPv6 address without brackets: say how to write it.
   ['endpoint: "::1"', 'storage.minio.endpoint', /"::1" is an IPv6 address without brackets \(expected like \[::1\] or \[::1\]:9000\)/],
   ['endpoint: "fd00::5:9000"', 'storage.minio.endpoint', /is an IPv6 address without brackets/],
+  // A bare host with a trailing "/" (as a URL may have): say what to write instead.
+  ['endpoint: "minio.example:9000/"', 'storage.minio.endpoint', /"minio\.example:9000\/" has a "\/" after the host \(expected minio\.example:9000, or an http\(s\) URL like http:\/\/minio\.example:9000\/\)/],
   // use_ssl set against the endpoint URL's scheme: the scheme won silently (plain HTTP with use_ssl: true).
   ['endpoint: "http://minio.example", use_ssl: true', 'storage.minio.use_ssl', /^ConfigError: config: storage\.minio\.use_ssl: true contradicts storage\.minio\.endpoint "http:\/\/minio\.example" \(an http URL\)/],
   ['endpoint: "https://minio.example", use_ssl: false', 'storage.minio.use_ssl', /storage\.minio\.use_ssl: false contradicts storage\.minio\.endpoint "https:\/\/minio\.example" \(an https URL\)/],
