@@ -80,6 +80,8 @@ test('minio endpoint: a port key that contradicts the port in the URL is refused
   t.match(line, /\(from .*config\.yaml\)$/, 'names where the value came from');
   const env = errorFor('endpoint: "http://minio.example:9001"', { RIGD_STORAGE_MINIO_PORT: '9000' });
   t.match(env, /storage\.minio\.port: 9000 contradicts storage\.minio\.endpoint .*\(from RIGD_STORAGE_MINIO_PORT\)$/, env);
+  const bare = errorFor('endpoint: "minio.example:9443", port: 9000');
+  t.match(bare, /storage\.minio\.port: 9000 contradicts storage\.minio\.endpoint "minio\.example:9443" \(port 9443\)/, bare);
   t.end();
 });
 
