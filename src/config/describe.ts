@@ -17,6 +17,8 @@ function shown(key: string, value: unknown): string {
   if (typeof value === 'string' && SECRET.test(key)) return `(hidden, ${value.length} characters)`;
   // A URL may carry a password: shown with it masked.
   if (typeof value === 'string' && (key === 'database.url' || key === 'notify.email.smtp_url' || /^notify\.webhooks\[\d+\]\.url$/.test(key))) value = redactUrl(value);
+  // A MinIO endpoint never carries credentials (they are refused), but one written with user:password@ is not printed.
+  if (typeof value === 'string' && /^storage\.minio\.(public_)?endpoint$/.test(key)) value = value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1***@');
   const text = value === undefined ? 'nothing' : typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

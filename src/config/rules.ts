@@ -129,25 +129,38 @@ export function endpoint(): Joi.StringSchema {
       const why = urlProblem(value);
       if (why) throw new Problem(`${why} ${expected}`);
       // The S3 client addresses buckets at the root: a path would be left out of every request and signed URL.
-      const pathname = new URL(value).pathname;
-      if (pathname !== '/') throw new Problem(`has a path (${pathname}); MinIO is reached at the root of its address ${expected}`);
+      const url = new URL(value);
+      if (url.pathname !== '/') throw new Problem(`has a path (${url.pathname}); MinIO is reached at the root of its address ${expected}`);
+      if (url.port === '0') throw new Problem(`has port 0 (expected a port from 1 to 65535) ${expected}`);
       return value;
+    }
+    const slash = /^((?:\[[^\]/]+\]|[^/:[\]]+)(?::\d{1,5})?)\/+$/.exec(value)?.[1];
+    if (slash) throw new Problem(`has a "/" after the host (expected ${slash}, or an http(s) URL like http://${slash}/)`);
+    const zone = /^\[[^\]%]*(%[^\]]*)\]/.exec(value)?.[1];
+    if (zone !== undefined) throw new Problem(`has an IPv6 zone (${zone}), which a URL cannot carry (expected an address without one, like [fd00::1]:9000)`);
+    if (!value.includes('[') && (isIPv6(value) || isIPv6(value.replace(/:\d{1,5}$/, '')))) {
+      throw new Problem('is an IPv6 address without brackets (expected like [::1] or [::1]:9000)');
     }
     const m = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(value);
     const host = m?.[1] ?? '';
     const hostOk = host.startsWith('[') ? isIPv6(host.slice(1, -1)) : isIPv4(host) || Joi.string().hostname().validate(host).error === undefined;
     if (!m || !hostOk || (/^\d+(\.\d+)*$/.test(host) && !isIPv4(host))) throw new Problem(`is not a host or endpoint ${expected}`);
     if (m[2] !== undefined && Number(m[2]) > 65535) throw new Problem(`has port ${m[2]}, above 65535 ${expected}`);
+    if (m[2] !== undefined && Number(m[2]) === 0) throw new Problem(`has port 0 (expected a port from 1 to 65535) ${expected}`);
     return value;
   }, 'endpoint');
 }
 
-/** An S3 bucket name as MinIO accepts it. */
+/** An S3 bucket name as MinIO (its server, and the minio client before any request) accepts it. */
 export function bucketName(): Joi.StringSchema {
+  const expected = '(expected 3-63 lowercase letters, digits, dots and hyphens, like captures)';
   return Joi.string().custom((value: string) => {
     if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(value) || value.includes('..') || isIPv4(value)) {
-      throw new Problem('is not an S3 bucket name (expected 3-63 lowercase letters, digits, dots and hyphens, like captures)');
+      throw new Problem(`is not an S3 bucket name ${expected}`);
     }
+    if (value.includes('.-') || value.includes('-.')) throw new Problem(`is not an S3 bucket name: it has "-." or ".-", which MinIO refuses ${expected}`);
+    const address = /\d+\.\d+\.\d+\.\d+/.exec(value)?.[0];
+    if (address) throw new Problem(`is not an S3 bucket name: it holds an IP address form (${address}), which MinIO refuses ${expected}`);
     return value;
   }, 'S3 bucket name');
 }

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { alertsSchema, type AlertsConfig } from './alerts.ts';
 import { capturesSchema, type CapturesConfig } from './captures.ts';
+import { resolveMinioPort } from './minio-endpoint.ts';
 import { notifySchema, type NotifyConfig } from './notify.ts';
 import { addressOrCidr, bucketName, databaseUrl, endpoint, httpUrl, ipv4Cidr, KeyedProblem, pathText, tileUrlTemplate } from './rules.ts';
 
@@ -210,7 +211,9 @@ export const configSchema = Joi.object<Config>({
       region: Joi.string().default('us-east-1'),
       public_endpoint: endpoint().allow('').default(''),
       timeout_ms: positiveInt.max(600_000).default(5000),
-    }).default(),
+    })
+      .custom(resolveMinioPort)
+      .default(),
   }).default(),
   ingest: Joi.object({
     concurrency: positiveInt.max(64).default(2),

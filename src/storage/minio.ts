@@ -1,7 +1,6 @@
 /**
  * The MinIO driver: the `minio` client (v8). Everything goes to `storage.minio.endpoint:port`; URLs are
- * presigned by a second client configured for `storage.minio.public_endpoint` (the address rigs reach; the
- * host is part of the signature) with the region set, so presigning makes no network call.
+ * presigned for `storage.minio.public_endpoint` (the address rigs reach) by minio-presign.ts.
  *
  * Every network call is bounded by `storage.minio.timeout_ms`: a socket that is idle that long is destroyed
  * (connect, headers, or a stalled body), and each call also has an overall deadline. Any failure to reach
@@ -16,9 +15,10 @@ import { Readable } from 'node:stream';
 import type { Client, ClientOptions } from 'minio';
 import type { Config } from '../config/schema.ts';
 import { ConfigError, DomainError, NotFound, Unavailable } from '../errors.ts';
-import { validateKey, validateTtl, type ObjectInfo, type ObjectRef, type ObjectStorage, type ObjectVersion, type PresignPutOptions } from './contract.ts';
-import { presignUrl, type SigV4Credentials } from './sigv4.ts';
-import { buildObjectUrl, parseEndpoint, parseObjectUrlAgainst, resourcePath, type PublicBase } from './urls.ts';
+import { validateKey, type ObjectInfo, type ObjectRef, type ObjectStorage, type ObjectVersion, type PresignPutOptions } from './contract.ts';
+import { MinioPresigner } from './minio-presign.ts';
+import type { SigV4Credentials } from './sigv4.ts';
+import { bareHostname, buildObjectUrl, parseEndpoint, parseObjectUrlAgainst, type PublicBase } from './urls.ts';
 
 export interface MinioOptions {
   /** Clock for presigning (tests inject a fixed one). */
@@ -73,10 +73,9 @@ export class MinioStorage implements ObjectStorage {
   /** Where rigs reach MinIO (the host presigned URLs carry). */
   readonly public: PublicBase;
   private readonly clientOptions: ClientOptions;
-  private readonly presignerOptions: ClientOptions;
-  #clients: Promise<{ client: Client; presigner: Client }> | undefined;
+  #client: Promise<Client> | undefined;
+  private readonly presigner: MinioPresigner;
   private readonly timeoutMs: number;
-  private readonly now: () => Date;
   private readonly accessKey: string;
   private readonly secretKey: string;
 
@@ -85,7 +84,6 @@ export class MinioStorage implements ObjectStorage {
     this.bucket = config.storage.bucket;
     this.region = m.region;
     this.timeoutMs = m.timeout_ms;
-    this.now = opts.now ?? (() => new Date());
     this.accessKey = m.access_key;
     this.secretKey = m.secret_key;
     if (!m.access_key || !m.secret_key) {
@@ -94,7 +92,7 @@ export class MinioStorage implements ObjectStorage {
     this.internal = parseEndpoint(m.endpoint, m.use_ssl, m.port);
     this.public = m.public_endpoint ? parseEndpoint(m.public_endpoint, m.use_ssl) : this.internal;
     this.clientOptions = {
-      endPoint: stripBrackets(this.internal.hostname),
+      endPoint: bareHostname(this.internal.hostname),
       port: this.internal.port,
       useSSL: this.internal.protocol === 'https:',
       accessKey: m.access_key,
@@ -105,28 +103,13 @@ export class MinioStorage implements ObjectStorage {
       // Callers (the upload monitor, the ingester) retry with their own backoff.
       retryOptions: { disableRetry: true },
     };
-    this.presignerOptions = {
-      endPoint: stripBrackets(this.public.hostname),
-      port: this.public.port,
-      useSSL: this.public.protocol === 'https:',
-      accessKey: m.access_key,
-      secretKey: m.secret_key,
-      region: m.region,
-      pathStyle: true,
-    };
+    this.presigner = new MinioPresigner(this.public, this.bucket, this.credentials, opts.now ?? (() => new Date()));
   }
 
-  /** The two minio clients, built on first use. */
-  private clients(): Promise<{ client: Client; presigner: Client }> {
-    this.#clients ??= import('minio').then(({ Client }) => ({
-      client: new Client(this.clientOptions),
-      presigner: new Client(this.presignerOptions),
-    }));
-    return this.#clients;
-  }
-
-  private async client(): Promise<Client> {
-    return (await this.clients()).client;
+  /** The minio client, built on first use. */
+  private client(): Promise<Client> {
+    this.#client ??= import('minio').then(({ Client }) => new Client(this.clientOptions));
+    return this.#client;
   }
 
   /** The credentials URLs are signed with (to verify them independently). */
@@ -256,36 +239,12 @@ export class MinioStorage implements ObjectStorage {
     return Readable.from(chunks(), { objectMode: false });
   }
 
-  /**
-   * With a size, signed here (the minio client signs no header but host) with `content-length` among
-   * the signed headers: MinIO then takes a PUT of exactly that many bytes, and no other.
-   */
-  async presignPut(key: string, ttlSeconds: number, opts: PresignPutOptions = {}): Promise<string> {
-    if (opts.size === undefined) return this.presign('PUT', key, ttlSeconds);
-    validateKey(key);
-    validateTtl(ttlSeconds);
-    return presignUrl({
-      method: 'PUT',
-      protocol: this.public.protocol,
-      host: this.public.host,
-      path: resourcePath(this.public, this.bucket, key),
-      credentials: this.credentials,
-      date: this.now(),
-      expires: ttlSeconds,
-      headers: { 'content-length': String(opts.size) },
-    });
+  presignPut(key: string, ttlSeconds: number, opts: PresignPutOptions = {}): Promise<string> {
+    return this.presigner.presignPut(key, ttlSeconds, opts);
   }
 
-  async presignGet(key: string, ttlSeconds: number): Promise<string> {
-    return this.presign('GET', key, ttlSeconds);
-  }
-
-  private async presign(method: 'PUT' | 'GET', key: string, ttlSeconds: number): Promise<string> {
-    validateKey(key);
-    validateTtl(ttlSeconds);
-    // Region is set, so this computes locally and never waits on the network.
-    const { presigner } = await this.clients();
-    return presigner.presignedUrl(method, this.bucket, key, ttlSeconds, {}, this.now());
+  presignGet(key: string, ttlSeconds: number): Promise<string> {
+    return this.presigner.presignGet(key, ttlSeconds);
   }
 
   objectUrl(key: string): string {
@@ -296,8 +255,4 @@ export class MinioStorage implements ObjectStorage {
   parseObjectUrl(url: string): ObjectRef {
     return parseObjectUrlAgainst(url, this.public === this.internal ? [this.public] : [this.public, this.internal], this.bucket);
   }
-}
-
-function stripBrackets(hostname: string): string {
-  return hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
 }

@@ -48,6 +48,11 @@ export function parseEndpoint(endpoint: string, useSsl: boolean, defaultPort?: n
   return base;
 }
 
+/** A hostname as a socket wants it: an [IPv6] literal without its brackets. */
+export function bareHostname(hostname: string): string {
+  return hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+}
+
 /** `<base>/<bucket>/<key>` with each key segment URI-encoded (as MinIO's clients build object paths). */
 export function buildObjectUrl(base: PublicBase, bucket: string, key: string): string {
   return `${base.protocol}//${base.host}${resourcePath(base, bucket, key)}`;

@@ -24,9 +24,10 @@ const START_TIMEOUT_MS = 60_000;
  * Starts the peer, or rejects with one line saying that s3rver did not start and why (a test that
  * needs it then fails on that line: it never passes without its peer).
  */
-export async function startS3Peer(): Promise<S3Peer> {
+export async function startS3Peer(at: { address?: string; port?: number } = {}): Promise<S3Peer> {
+  const host = at.address ?? '127.0.0.1';
   const directory = mkdtempSync(path.join(os.tmpdir(), 'rigd-s3peer-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
+  const server = new S3rver({ address: host, port: at.port ?? 0, silent: true, directory });
   // s3rver's own listen() leaves the server's 'error' event unhandled (EADDRNOTAVAIL, EACCES crash
   // the process): listen with a callback, which hands back the server, and reject on its error.
   const peer = server as unknown as { listen(...args: unknown[]): Server | Promise<Server> };
@@ -48,13 +49,13 @@ export async function startS3Peer(): Promise<S3Peer> {
   } catch (err) {
     await server.close().catch(() => undefined);
     rmSync(directory, { recursive: true, force: true });
-    throw new Error(`the S3 peer (s3rver on 127.0.0.1) could not start: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`the S3 peer (s3rver on ${host}) could not start: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     clearTimeout(timer);
   }
   let closed = false;
   return {
-    endpoint: '127.0.0.1',
+    endpoint: host,
     port: address.port,
     accessKey: 'S3RVER',
     secretKey: 'S3RVER',

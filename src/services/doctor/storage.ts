@@ -27,7 +27,11 @@ export async function checkStorage(config: Readonly<Config>): Promise<Finding[]>
   } catch (err) {
     const text = errorText(err);
     if (storage.driver === 'minio' && text.includes(NO_TLS)) {
-      return [fail('storage', `${where} ${NO_TLS}: it may serve plain HTTP`, 'set storage.minio.use_ssl: false (and an http:// endpoint, if it names a scheme) when MinIO serves plain HTTP; else check MinIO\'s certificate setup (MINIO_OPTS --certs-dir)')];
+      // An endpoint URL's scheme says whether TLS is used (use_ssl set against it is refused at load).
+      const plain = /^https:\/\//i.test(config.storage.minio.endpoint)
+        ? `write storage.minio.endpoint: http://${storage.internal.hostname}:${storage.internal.port}`
+        : 'set storage.minio.use_ssl: false';
+      return [fail('storage', `${where} ${NO_TLS}: it may serve plain HTTP`, `${plain} when MinIO serves plain HTTP; else check MinIO's certificate setup (MINIO_OPTS --certs-dir)`)];
     }
     if (CREDENTIAL_ERRORS.test(text)) {
       return [fail('storage', `${where} refuses rigd's credentials: ${text}`, 'set storage.minio.access_key and secret_key to a MinIO user with access to the bucket')];
