@@ -139,7 +139,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     await notifier.enqueue(event, transaction);
     await opts.onIncident?.(event, transaction);
   };
-  const alerts = new AlertService(db, config, { onIncident, log, instance: () => instance });
+  const alerts = new AlertService(db, config, { onIncident, log, instance: () => instance, writableSince: (now) => presence.writable.at(now) });
   // Upload expiry, retention and the alerts sweep: on one node at a time (every node on SQLite's one).
   const duties = new ClusterDuties(db, [new UploadMonitor(db, storage, uploads, log, undefined, config.uploads.keep_expired_days), rigs.retention, new AuditRetention(db, config.audit.retention_days, log), alerts], heartbeatMs, log);
   // Uploads stored but never handed over (killed between the two steps): handed over at start.

@@ -38,6 +38,10 @@ export interface CheckContext {
   instance: string;
   /** Subjects of the open capture_failed incidents (still failed: they stay open). */
   openFailed: string[];
+  /** Since when this node has written the database without a break (null: no break seen): no node could heartbeat before. */
+  writableSince?: Date | null;
+  /** Subjects of the open node_down incidents (they stay open until the node's heartbeat is back). */
+  openDown?: string[];
 }
 
 /** A capture job that failed for good: the capture stays in a failed incident until it is ingested again. */
@@ -87,12 +91,22 @@ export async function ingestBacklog(ctx: CheckContext): Promise<Condition[]> {
   ];
 }
 
-/** Nodes not stopped whose heartbeat is older than LIVE_HEARTBEATS periods. */
+/**
+ * Nodes not stopped silent for more than LIVE_HEARTBEATS periods: since their last heartbeat, or
+ * since the database took writes again when that is later (during an outage no node could beat).
+ * A node whose node_down is open stays down until its heartbeat is back (the database's return is not the node's).
+ */
 export async function nodesDown(ctx: CheckContext): Promise<Condition[]> {
   const staleMs = LIVE_HEARTBEATS * ctx.config.cluster.heartbeat_s * 1000;
+  const writable = ctx.writableSince?.getTime() ?? -Infinity;
+  const now = ctx.now.getTime();
   const rows = await runningNodes(ctx.reader);
   return rows
-    .filter((r) => ctx.now.getTime() - new Date(r.heartbeat_at).getTime() > staleMs)
+    .filter((r) => {
+      const heard = new Date(r.heartbeat_at).getTime();
+      if (now - heard <= staleMs) return false;
+      return ctx.openDown?.includes(r.instance_id) === true || now - Math.max(heard, writable) > staleMs;
+    })
     .map((r) => ({
       kind: 'node_down',
       subject: r.instance_id,

@@ -28,6 +28,11 @@ export interface AlertServiceOptions {
   log?: Logger;
   /** This node's name (disk_low names the node whose disk is low). */
   instance?: () => string;
+  /**
+   * Since when this node has written the database without a break, given the sweep's now (src/services/cluster/writable-since.ts):
+   * silence before it was the database's, not a node's or a rig's. @default no break known
+   */
+  writableSince?: (now: Date) => Date | null;
 }
 
 type AlertConfig = Pick<Config, 'alerts' | 'rigs' | 'server' | 'data_dir' | 'cluster'>;
@@ -38,6 +43,7 @@ export class AlertService implements BackgroundTask {
   readonly #onIncident: OnIncident | undefined;
   readonly #log: Logger;
   readonly #instance: () => string;
+  readonly #writableSince: (now: Date) => Date | null;
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
 
@@ -47,6 +53,7 @@ export class AlertService implements BackgroundTask {
     this.#onIncident = opts.onIncident;
     this.#log = opts.log ?? silentLogger;
     this.#instance = opts.instance ?? (() => 'this node');
+    this.#writableSince = opts.writableSince ?? (() => null);
   }
 
   start(): void {
@@ -74,8 +81,10 @@ export class AlertService implements BackgroundTask {
     await refreshRhythms(this.#db);
     const now = await databaseNow(this.#db);
     const open = await incidents.openIncidents(this.#db.reader);
-    await this.#sweepRigs(now, open);
-    await this.#sweepConditions(now, open);
+    // Silence while the database could not be written (no heartbeat, no report could be stored) is nobody's.
+    const writable = this.#writableSince(now);
+    await this.#sweepRigs(now, open, writable);
+    await this.#sweepConditions(now, open, writable);
     await this.#repeats(now);
   }
 
@@ -119,12 +128,14 @@ export class AlertService implements BackgroundTask {
     return this.#transition(`update ${row.kind}`, async (t) => (await incidents.updateOpenIncident(this.#db, row, { ...row.details, ...details }, count, t), null));
   }
 
-  async #sweepRigs(now: Date, open: IncidentRow[]): Promise<void> {
+  async #sweepRigs(now: Date, open: IncidentRow[], writable: Date | null): Promise<void> {
     const facts = await rigFacts(this.#db.reader);
     const byId = new Map(facts.map((r) => [r.id, r]));
     const rhythm = (r: RigFacts) => ({ interval_s: r.report_interval_s === null ? null : Number(r.report_interval_s), intervals: r.report_intervals === null ? null : Number(r.report_intervals) });
-    // Silence while rigd itself was away does not count: from the later of the last report and rigd's return.
-    const back = (await rigdRunningSince(this.#db, now, LIVE_HEARTBEATS * this.#config.cluster.heartbeat_s * 1000))?.getTime() ?? -Infinity;
+    // Silence while rigd itself was away, or the database, does not count: from the latest of the last
+    // report, rigd's return and the database's.
+    const away = (await rigdRunningSince(this.#db, now, LIVE_HEARTBEATS * this.#config.cluster.heartbeat_s * 1000))?.getTime() ?? -Infinity;
+    const back = Math.max(away, writable?.getTime() ?? -Infinity);
     const rigs: RigNow[] = facts.map((r) => {
       const learned = rhythm(r);
       const lastSeen = new Date(r.last_seen_at);
@@ -176,9 +187,10 @@ export class AlertService implements BackgroundTask {
     await this.#open('rig_offline', rig.id, now, { last_seen: iso(rig.last_seen_at), interval_s: intervalS }, rigOfflineText(rig, intervalS, 1), rig);
   }
 
-  async #sweepConditions(now: Date, open: IncidentRow[]): Promise<void> {
+  async #sweepConditions(now: Date, open: IncidentRow[], writableSince: Date | null): Promise<void> {
     const instance = this.#instance();
-    const ctx = { reader: this.#db.reader, config: this.#config, now, instance, openFailed: open.filter((i) => i.kind === 'capture_failed').map((i) => i.subject ?? '') };
+    const subjects = (kind: string) => open.filter((i) => i.kind === kind).map((i) => i.subject ?? '');
+    const ctx = { reader: this.#db.reader, config: this.#config, now, instance, writableSince, openFailed: subjects('capture_failed'), openDown: subjects('node_down') };
     const rigs = new Map<string, RigFacts>();
     for (const check of CHECKS) {
       let held: Condition[];

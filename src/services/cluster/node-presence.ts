@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { databaseNow } from '../../db/clock.ts';
 import type { Database } from '../../db/index.ts';
 import { heartbeatNode, readNodes, registerNode, stopNode, type NodeIdentity, type NodeRow, type RegisterResult } from '../../db/nodes.ts';
 import { takeServeLock, type ServeLock } from '../../db/serve-lock.ts';
@@ -9,6 +10,7 @@ import { rigdVersion } from '../../version.ts';
 import { LIVE_HEARTBEATS } from './live.ts';
 import { RUN_ID } from './run-id.ts';
 import { timeAgo } from '../time-ago.ts';
+import { WritableSince } from './writable-since.ts';
 
 
 /**
@@ -27,6 +29,8 @@ export class NodePresence {
   #lostWarned = false;
   #lock: ServeLock | undefined;
   readonly #self: NodeIdentity;
+  /** Since when this node's heartbeats have written without a break (the alerts judge silence from it). */
+  readonly writable: WritableSince;
 
   constructor(
     private readonly db: Database,
@@ -38,6 +42,7 @@ export class NodePresence {
   ) {
     // The id is read at start: `rigd serve` knows its port once it listens.
     this.#self = { get instanceId() { return instanceId(); }, runId: RUN_ID, hostname: hostname(), pid: process.pid, version: rigdVersion() };
+    this.writable = new WritableSince(heartbeatMs, () => databaseNow(db));
   }
 
   get #staleMs(): number {
@@ -82,7 +87,20 @@ export class NodePresence {
   }
 
   #tryRegister(self: NodeIdentity): Promise<RegisterResult> {
-    return registerNode(this.db, self, { staleMs: this.#staleMs, sole: this.#lock !== undefined });
+    return this.#written(registerNode(this.db, self, { staleMs: this.#staleMs, sole: this.#lock !== undefined }));
+  }
+
+  /** A write of this node's row, told to `writable` (whether the database took it). */
+  async #written<T>(write: Promise<T>): Promise<T> {
+    let result: T;
+    try {
+      result = await write;
+    } catch (err) {
+      this.writable.failed();
+      throw err;
+    }
+    await this.writable.wrote();
+    return result;
   }
 
   /** Registers; a holder that looks live is given until its heartbeat would be stale to show it is. */
@@ -132,7 +150,7 @@ export class NodePresence {
 
   async #beat(self: NodeIdentity): Promise<void> {
     try {
-      const ours = await heartbeatNode(this.db, self);
+      const ours = await this.#written(heartbeatNode(this.db, self));
       if (!ours && !this.#lostWarned) this.log.error('this node\'s registration was taken over by another process with the same instance id', { instance: self.instanceId });
       this.#lostWarned = !ours;
     } catch (err) {
