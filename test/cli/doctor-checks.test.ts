@@ -3,7 +3,7 @@ import test from 'tape';
 import http from 'node:http';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { rigd } from '../helpers/cli.ts';
+import { rigd, doctorLine as line } from '../helpers/cli.ts';
 import { serveProcess } from '../helpers/serve-process.ts';
 import { closedPort } from '../helpers/storage.ts';
 import { tmpDir } from '../helpers/tmp.ts';
@@ -18,7 +18,6 @@ async function installed(): Promise<string> {
   return dataDir;
 }
 
-const line = (out: string, check: string) => out.split('\n').find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l)) ?? '';
 /** The "fix:" line right under a check's line. */
 const fixOf = (out: string, check: string) => {
   const lines = out.split('\n');

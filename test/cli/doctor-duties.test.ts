@@ -2,24 +2,17 @@
 // PostgreSQL: the node holding the duties lock, by instance id, host and pid; when it stops, the
 // node that took them over; nobody holding them is a warn. SQLite: the one rigd serve runs them.
 import test from 'tape';
-import { rigd } from '../helpers/cli.ts';
+import { rigd, doctorLine as line, type DoctorCheck } from '../helpers/cli.ts';
 import { serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { onPostgres } from '../helpers/dialect.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
-interface Check {
-  check: string;
-  status: string;
-  message: string;
-  fix?: string;
-}
 
-const line = (out: string, check: string) => out.split('\n').find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l)) ?? '';
 
-async function dutiesJson(env: Record<string, string>): Promise<{ code: number | null; duties: Check | undefined }> {
+async function dutiesJson(env: Record<string, string>): Promise<{ code: number | null; duties: DoctorCheck | undefined }> {
   const res = await rigd(['doctor', '--json'], { env });
-  const report = JSON.parse(res.stdout) as { checks: Check[] };
+  const report = JSON.parse(res.stdout) as { checks: DoctorCheck[] };
   return { code: res.code, duties: report.checks.find((c) => c.check === 'duties') };
 }
 

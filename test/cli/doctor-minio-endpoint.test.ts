@@ -1,11 +1,10 @@
 // rigd doctor with storage.minio.endpoint written as a URL without a port: the storage line names
 // the scheme's port it tried (443 for https), not the port key's default 9000.
 import test from 'tape';
-import { rigd } from '../helpers/cli.ts';
+import { rigd, doctorLine as line } from '../helpers/cli.ts';
 import { startS3Peer } from '../helpers/s3-peer.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
-const line = (out: string, check: string) => out.split('\n').find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l)) ?? '';
 
 test('doctor: an https endpoint without a port is tried on 443', async (t) => {
   const dataDir = tmpDir();

@@ -2,13 +2,12 @@
 // stopped answering without a clean stop makes it a warn; a cleanly stopped one is not listed.
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
-import { rigd } from '../helpers/cli.ts';
+import { rigd, doctorLine as line } from '../helpers/cli.ts';
 import { clockFrom } from '../helpers/clock-from.ts';
 import { serveProcess } from '../helpers/serve-process.ts';
 import { onPostgres, withDb } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
-const line = (out: string, check: string) => out.split('\n').find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l)) ?? '';
 
 /** Moves a node's heartbeat back by `s` seconds, as if it had gone quiet then; resolves with the moment it is measured from. */
 async function ageHeartbeat(dataDir: string, id: string, s: number): Promise<number> {

@@ -6,7 +6,7 @@ import { openDatabase } from '../../src/db/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { Notifier } from '../../src/services/notify/notifier.ts';
 import { NotifyWorker } from '../../src/services/notify/worker.ts';
-import { rigd } from '../helpers/cli.ts';
+import { rigd, doctorLine as line, type DoctorCheck } from '../helpers/cli.ts';
 import { testDb } from '../helpers/dialect.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { testConfig } from '../helpers/server.ts';
@@ -14,14 +14,7 @@ import { tmpDir } from '../helpers/tmp.ts';
 import { notifyJobs, offlineEvent } from '../services/notify/events.ts';
 import { startHttpSink } from '../services/notify/sinks.ts';
 
-interface Check {
-  check: string;
-  status: string;
-  message: string;
-  fix?: string;
-}
 
-const line = (out: string, check: string) => out.split('\n').find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l)) ?? '';
 
 const HOOK_SECRET = 'whsec-do-not-print-0123456789';
 const PATH_TOKEN = '/hooks/T0KEN-do-not-print?token=q-do-not-print';
@@ -70,7 +63,7 @@ test('doctor notifications: given up ones warn with their count, the newest inci
     for (const secret of ['T0KEN', 'do-not-print']) t.notOk(res.stdout.includes(secret), `no secret in the output (${secret})`);
 
     res = await rigd(['doctor', '--json'], { env });
-    const check = (JSON.parse(res.stdout) as { checks: Check[] }).checks.find((c) => c.check === 'notifications');
+    const check = (JSON.parse(res.stdout) as { checks: DoctorCheck[] }).checks.find((c) => c.check === 'notifications');
     t.equal(check?.status, 'warn', '--json: warn');
     t.match(check?.message ?? '', /^2 notifications given up in the last 24 h, newest: incident 3 /, '--json: the same message');
     t.notOk(res.stdout.includes('do-not-print'), '--json: no secret');

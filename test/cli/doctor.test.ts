@@ -4,7 +4,7 @@ import test from 'tape';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { rigd } from '../helpers/cli.ts';
+import { rigd, doctorLine as line } from '../helpers/cli.ts';
 import { onPostgres } from '../helpers/dialect.ts';
 import { closedPort } from '../helpers/storage.ts';
 import { startS3Peer } from '../helpers/s3-peer.ts';
@@ -20,7 +20,6 @@ async function installed(): Promise<string> {
   return dataDir;
 }
 
-const line = (out: string, check: string) => out.split('\n').find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l)) ?? '';
 
 test('doctor: a healthy install passes, with --json', async (t) => {
   const dataDir = await installed();

@@ -63,3 +63,16 @@ export function rigd(args: string[], opts: { env: Record<string, string>; input?
     child.stdin.end(opts.input ?? '');
   });
 }
+
+/** One check of `rigd doctor --json`. */
+export interface DoctorCheck {
+  check: string;
+  status: string;
+  message: string;
+  fix?: string;
+}
+
+/** The line of `rigd doctor`'s text output for `check` ("ok  storage  ..."), or '' when there is none. */
+export function doctorLine(out: string, check: string): string {
+  return out.split('\n').find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l)) ?? '';
+}
