@@ -5,6 +5,7 @@
  * rigd serve of a data_dir runs the duties, there is no lock to read.
  */
 import { DUTIES_LOCK_KEY, DUTIES_SESSION } from '../cluster-lock.ts';
+import { readServerDatabase } from './server-client.ts';
 
 /** The node of the holding session, when the registry knows its run. */
 export interface DutiesNode {
@@ -26,10 +27,7 @@ export interface DutiesHolder {
 
 /** The holder of the duties lock; null when nobody holds it. */
 export async function dutiesHolder(url: string): Promise<DutiesHolder | null> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url, application_name: 'rigd doctor', connectionTimeoutMillis: 10_000 });
-  try {
-    await client.connect();
+  return readServerDatabase(url, async (client) => {
     const { rows: exists } = await client.query<{ t: string | null }>("SELECT to_regclass('nodes')::text AS t");
     const registry = Boolean(exists[0]?.t);
     // A bigint advisory key shows as classid (high half), objid (low half) and objsubid 1.
@@ -49,7 +47,5 @@ export async function dutiesHolder(url: string): Promise<DutiesHolder | null> {
     if (!r) return null;
     const node = r.instance_id === null ? null : { instanceId: r.instance_id, hostname: r.hostname ?? '', pid: Number(r.pid), ageS: Number(r.age_s), stopped: r.stopped === true };
     return { session: r.app, client: r.client, node };
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  });
 }

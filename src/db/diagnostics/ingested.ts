@@ -5,6 +5,7 @@
 import type { Database } from '../index.ts';
 import { readDatabaseFile } from './file-database.ts';
 import type { DatabaseSite } from '../site.ts';
+import { readServerDatabase } from './server-client.ts';
 
 /** An ingested capture and the rows per table its import recorded. */
 export interface IngestedCapture {
@@ -41,16 +42,11 @@ export async function ingestedCaptures(db: Database): Promise<IngestedCapture[]>
 /** The ingested captures, read-only without the app (rigd doctor); null when there is no database yet. */
 export async function ingestedCapturesReadOnly(site: DatabaseSite): Promise<IngestedCapture[] | null> {
   if (site.kind === 'server') {
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: site.url, application_name: 'rigd doctor', connectionTimeoutMillis: 10_000 });
-    try {
-      await client.connect();
+    return readServerDatabase(site.url, async (client) => {
       const { rows: exists } = await client.query<{ c: string | null; j: string | null }>("SELECT to_regclass('captures')::text AS c, to_regclass('jobs')::text AS j");
       if (!exists[0]?.c || !exists[0]?.j) return null;
       return toIngested((await client.query<{ id: unknown; tables: unknown }>(INGESTED_SQL)).rows);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    });
   }
   const found = await readDatabaseFile(site.dataDir, async (all, has) => ((await has('captures', 'jobs')) ? toIngested(await all<{ id: unknown; tables: unknown }>(INGESTED_SQL)) : null));
   return found ?? null;

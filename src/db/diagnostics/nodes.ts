@@ -5,6 +5,7 @@
 import { serveLockHeld } from '../serve-lock.ts';
 import { readDatabaseFile } from './file-database.ts';
 import type { DatabaseSite } from '../site.ts';
+import { readServerDatabase } from './server-client.ts';
 
 export interface SeenNode {
   instanceId: string;
@@ -24,10 +25,7 @@ function fileDate(text: string): Date {
 /** Nodes whose last heartbeat is younger than recentMs, by instance id; null when there is no registry yet. */
 export async function recentNodes(site: DatabaseSite, recentMs: number): Promise<SeenNode[] | null> {
   if (site.kind === 'server') {
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: site.url, application_name: 'rigd doctor', connectionTimeoutMillis: 10_000 });
-    try {
-      await client.connect();
+    return readServerDatabase(site.url, async (client) => {
       const { rows: exists } = await client.query<{ t: string | null }>("SELECT to_regclass('nodes')::text AS t");
       if (!exists[0]?.t) return null;
       const { rows } = await client.query<{ instance_id: string; hostname: string; pid: number; version: string; age_s: number; stopped: boolean }>(
@@ -36,9 +34,7 @@ export async function recentNodes(site: DatabaseSite, recentMs: number): Promise
         [recentMs / 1000],
       );
       return rows.map((r) => ({ instanceId: r.instance_id, hostname: r.hostname, pid: Number(r.pid), version: r.version, ageS: Number(r.age_s), stopped: r.stopped }));
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    });
   }
   const nodes = await readDatabaseFile(site.dataDir, async (all, has) => {
     if (!(await has('nodes'))) return null;

@@ -4,6 +4,7 @@
  */
 import { readDatabaseFile } from './file-database.ts';
 import type { DatabaseSite } from '../site.ts';
+import { readServerDatabase } from './server-client.ts';
 
 export interface GivenUp {
   /** Given up within the window. */
@@ -28,10 +29,7 @@ type Row = { payload: string; error_code: string | null; last_error: string | nu
 /** Notify jobs given up within the last windowMs; null when there is no database or jobs table yet. */
 export async function givenUpNotifications(site: DatabaseSite, windowMs: number): Promise<GivenUp | null> {
   if (site.kind === 'server') {
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: site.url, application_name: 'rigd doctor', connectionTimeoutMillis: 10_000 });
-    try {
-      await client.connect();
+    return readServerDatabase(site.url, async (client) => {
       const { rows: exists } = await client.query<{ t: string | null }>("SELECT to_regclass('jobs')::text AS t");
       if (!exists[0]?.t) return null;
       const since = 'finished_at > now() - make_interval(secs => $1)';
@@ -42,9 +40,7 @@ export async function givenUpNotifications(site: DatabaseSite, windowMs: number)
       );
       const r = rows[0];
       return { count: Number(counted[0]?.n ?? 0), newest: r ? { payload: r.payload, errorCode: r.error_code, lastError: r.last_error, ageS: Number(r.age_s) } : null };
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    });
   }
   const found = await readDatabaseFile(site.dataDir, async (all, has) => {
     if (!(await has('jobs'))) return null;
