@@ -5,20 +5,24 @@ import { rigd, doctorLine as line } from '../helpers/cli.ts';
 import { startS3Peer } from '../helpers/s3-peer.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
-
-test('doctor: an https endpoint without a port is tried on 443', async (t) => {
+/** A migrated data_dir and the environment of a doctor on MinIO at `endpoint` with these keys. */
+async function minioEnv(t: test.Test, endpoint: string, keys = { access: 'rigd-test', secret: 'rigd-test-secret' }): Promise<Record<string, string>> {
   const dataDir = tmpDir();
   const m = await rigd(['migrate'], { env: { RIGD_DATA_DIR: dataDir } });
   t.equal(m.code, 0, `migrated ${m.stderr}`);
-  const env = {
+  return {
     RIGD_DATA_DIR: dataDir,
     RIGD_VPN_CIDR: '127.0.0.0/8',
     RIGD_STORAGE_DRIVER: 'minio',
-    RIGD_STORAGE_MINIO_ENDPOINT: 'https://127.0.0.1',
-    RIGD_STORAGE_MINIO_ACCESS_KEY: 'rigd-test',
-    RIGD_STORAGE_MINIO_SECRET_KEY: 'rigd-test-secret',
+    RIGD_STORAGE_MINIO_ENDPOINT: endpoint,
+    RIGD_STORAGE_MINIO_ACCESS_KEY: keys.access,
+    RIGD_STORAGE_MINIO_SECRET_KEY: keys.secret,
     RIGD_STORAGE_MINIO_TIMEOUT_MS: '60000',
   };
+}
+
+test('doctor: an https endpoint without a port is tried on 443', async (t) => {
+  const env = await minioEnv(t, 'https://127.0.0.1');
   const res = await rigd(['doctor'], { env });
   const storage = line(res.stdout, 'storage');
   t.match(storage, /^(ok|fail)\s+storage\s+MinIO at https:\/\/127\.0\.0\.1:443 /, `storage line names port 443: ${storage}`);
@@ -47,18 +51,7 @@ test('doctor: an endpoint rigd cannot parse is a config line, not a stack trace'
 test('doctor: an https endpoint URL for a MinIO that speaks plain HTTP: the fix is the URL, not use_ssl (refused next to a URL)', async (t) => {
   const peer = await startS3Peer();
   try {
-    const dataDir = tmpDir();
-    const m = await rigd(['migrate'], { env: { RIGD_DATA_DIR: dataDir } });
-    t.equal(m.code, 0, `migrated ${m.stderr}`);
-    const env = {
-      RIGD_DATA_DIR: dataDir,
-      RIGD_VPN_CIDR: '127.0.0.0/8',
-      RIGD_STORAGE_DRIVER: 'minio',
-      RIGD_STORAGE_MINIO_ENDPOINT: `https://127.0.0.1:${peer.port}`,
-      RIGD_STORAGE_MINIO_ACCESS_KEY: peer.accessKey,
-      RIGD_STORAGE_MINIO_SECRET_KEY: peer.secretKey,
-      RIGD_STORAGE_MINIO_TIMEOUT_MS: '60000',
-    };
+    const env = await minioEnv(t, `https://127.0.0.1:${peer.port}`, { access: peer.accessKey, secret: peer.secretKey });
     const res = await rigd(['doctor'], { env });
     t.match(line(res.stdout, 'storage'), new RegExp(`^fail\\s+storage\\s+MinIO at https://127\\.0\\.0\\.1:${peer.port} does not answer TLS`), line(res.stdout, 'storage'));
     const fix = res.stdout.split('\n').find((l) => /^\s+fix: .*TLS|^\s+fix: .*http:\/\//.test(l)) ?? '';
