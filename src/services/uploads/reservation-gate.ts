@@ -19,6 +19,8 @@ const MIB = 1024 * 1024;
 export interface Asked {
   /** The rig bound to the asking address, or "@<address>" when none is. */
   uploader: string;
+  /** The VPN address that asked (on record with a refusal). */
+  peer: string;
   key: string;
   size: number;
   /** An object with this key exists now. */
@@ -122,7 +124,7 @@ export class ReservationGate {
     }
     return {
       error: new Forbidden(`key ${item.key} belongs to another rig: choose another key`, 'key_owned'),
-      event: { kind: 'key_refused', details: { rig: item.uploader, owner, key: item.key } },
+      event: { kind: 'key_refused', details: { rig: item.uploader, owner, key: item.key, address: item.peer } },
     };
   }
 }

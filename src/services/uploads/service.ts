@@ -71,7 +71,7 @@ export class UploadService {
   async #insertBatch(all: NewUpload[], t: Transaction): Promise<(number | Refusal)[]> {
     const now = await databaseNow(this.db, t);
     const verdicts = await this.#gate.judge(
-      all.map((item) => ({ uploader: uploaderOf(item.rigId, item.peer), key: item.key, size: item.size, exists: item.exists })),
+      all.map((item) => ({ uploader: uploaderOf(item.rigId, item.peer), peer: item.peer, key: item.key, size: item.size, exists: item.exists })),
       t,
       now,
     );
