@@ -5,44 +5,20 @@
  */
 import { statfs } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../../config/schema.ts';
-import { identityRefusals as refusalTallies } from '../../db/audit-refusals.ts';
 import { failedCaptures as failedCaptureRows, queuedCaptures } from '../../db/captures.ts';
 import { runningNodes } from '../../db/nodes.ts';
-import type { Reader } from '../../db/reader.ts';
 import { LIVE_HEARTBEATS } from '../cluster/live.ts';
+import type { CheckContext, Condition } from './condition.ts';
 import type { IncidentKind } from './event.ts';
+import { identityRefusals } from './refusals.ts';
 
-export interface Condition {
-  kind: IncidentKind;
-  subject: string | null;
-  details: Record<string, unknown>;
-  /** The line of the opened event. */
-  text: string;
-  /** The rig concerned, if any. */
-  rig?: string;
-}
+export type { CheckContext, Condition };
 
-/** How long a failed capture or an identity refusal stays news (seconds). */
-export const RECENT_S = 3600;
 /** Failed captures are looked for among those that failed within this many seconds. */
 export const FAILED_LOOKBACK_S = 86_400;
 
 const iso = (v: string | Date) => new Date(v).toISOString();
 
-export interface CheckContext {
-  reader: Reader;
-  config: Pick<Config, 'alerts' | 'server' | 'data_dir' | 'cluster'>;
-  now: Date;
-  /** This node's name (disk_low is about the disk of the node that sweeps). */
-  instance: string;
-  /** Subjects of the open capture_failed incidents (still failed: they stay open). */
-  openFailed: string[];
-  /** Since when this node has written the database without a break (null: no break seen): no node could heartbeat before. */
-  writableSince?: Date | null;
-  /** Subjects of the open node_down incidents (they stay open until the node's heartbeat is back). */
-  openDown?: string[];
-}
 
 /** A capture job that failed for good: the capture stays in a failed incident until it is ingested again. */
 export async function failedCaptures(ctx: CheckContext): Promise<Condition[]> {
@@ -113,27 +89,6 @@ export async function nodesDown(ctx: CheckContext): Promise<Condition[]> {
       details: { node: r.instance_id, hostname: r.hostname, last_heartbeat: iso(r.heartbeat_at) },
       text: `node ${r.instance_id} (${r.hostname}) is down: no heartbeat since ${iso(r.heartbeat_at)}`,
     }));
-}
-
-const IDENTITY: Record<string, { kind: IncidentKind; words: string }> = {
-  'rig.refused': { kind: 'rig_refused', words: 'reports refused: the rig id is bound to another VPN address' },
-  'key.refused': { kind: 'key_refused', words: 'uploads refused: the key belongs to another rig' },
-};
-
-/** Identity refusals of the audit log within the last RECENT_S, one per kind and rig. */
-export async function identityRefusals(ctx: CheckContext): Promise<Condition[]> {
-  const rows = await refusalTallies(ctx.reader, ctx.now.getTime() - RECENT_S * 1000);
-  return rows.map((r) => {
-    const k = IDENTITY[r.kind]!;
-    const subject = r.subject ?? '-';
-    return {
-      kind: k.kind,
-      subject,
-      rig: r.subject ?? undefined,
-      details: { refusals: Number(r.n), first_at: new Date(Number(r.first)).toISOString(), last_at: new Date(Number(r.last)).toISOString() },
-      text: `rig ${subject}: ${Number(r.n)} ${k.words}, first at ${new Date(Number(r.first)).toISOString()} (rigd audit --since 1h)`,
-    };
-  });
 }
 
 /** Each check and the kinds it owns: an open incident of those kinds whose condition ended resolves (unless the check failed). */

@@ -22,6 +22,11 @@ import { refreshRhythms } from './rhythm.ts';
 import { outageRigs, planRigs, type RigNow } from './rig-plan.ts';
 import { iso, outageOverText, outageText, rigBackText, rigOfEvent, rigOfflineText, type RigFacts } from './text.ts';
 
+/** Whether a condition says more than its open incident's details (a text or a detail changed). */
+function changed(details: Record<string, unknown>, c: Condition): boolean {
+  return details.text !== c.text || Object.entries(c.details).some(([k, v]) => JSON.stringify(details[k]) !== JSON.stringify(v));
+}
+
 export interface AlertServiceOptions {
   /** Called inside the transaction of each transition (opened, repeated, resolved). */
   onIncident?: OnIncident;
@@ -201,9 +206,13 @@ export class AlertService implements BackgroundTask {
         continue;
       }
       const heldKeys = new Set(held.map((c) => incidents.openKey(c.kind, c.subject)));
-      const openKeys = new Set(open.map((i) => incidents.openKey(i.kind, i.subject)));
+      const openByKey = new Map(open.map((i) => [incidents.openKey(i.kind, i.subject), i]));
       for (const c of held) {
-        if (openKeys.has(incidents.openKey(c.kind, c.subject))) continue;
+        const inc = openByKey.get(incidents.openKey(c.kind, c.subject));
+        if (inc) {
+          if (c.refresh && changed(inc.details, c)) await this.#update(inc, { ...c.details, text: c.text }, inc.count);
+          continue;
+        }
         const rig = c.rig ? (rigs.get(c.rig) ?? (await this.#rig(c.rig))) : undefined;
         if (rig) rigs.set(rig.id, rig);
         await this.#open(c.kind, c.subject, now, c.details, c.text, rig);

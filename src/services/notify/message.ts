@@ -32,8 +32,13 @@ const WORDS: Record<IncidentEvent['event'], string> = { opened: 'opened', repeat
 /** Most rig ids listed in a mail (the rest counted). */
 const MAX_LISTED_RIGS = 50;
 
+/** The kinds whose subject is a source address. */
+const FROM_ADDRESS = new Set(['rig_refused', 'key_refused']);
+
 export function emailSubject(e: IncidentEvent): string {
-  const who = e.rig ? ` rig ${e.rig.id}` : e.rigs?.length ? ` (${e.rigs.length} rigs)` : '';
+  const rig = e.rig ? ` rig ${e.rig.id}` : e.rigs?.length ? ` (${e.rigs.length} rigs)` : '';
+  // An identity refusal is about the address it came from (its subject), with the rig id when it used one.
+  const who = FROM_ADDRESS.has(e.incident.kind) && e.incident.subject ? ` from ${e.incident.subject}${rig}` : rig;
   return plain(`[rigd] ${e.incident.kind}${who}: ${WORDS[e.event]}`).slice(0, 200);
 }
 

@@ -2,7 +2,7 @@
 // The incidents besides rigs going silent, each from its real cause, through the real sweep: an
 // ingest backlog (a capture queued longer than alerts.backlog_s, resolved once ingested), a capture
 // that failed for good (opened once, repeated every alerts.repeat_s until acknowledged, resolved
-// when ingested again), a rig id refused from another address (from the audit log), and free space
+// when ingested again), a rig id refused from another address (from the audit log, one incident per address), and free space
 // under 2 x server.min_free_mb on a small tmpfs this test mounts (resolved once space is back).
 import test from 'tape';
 import { execFileSync } from 'node:child_process';
@@ -119,9 +119,9 @@ test('rig_refused: a rig id reported from another address than its own (the audi
     }
     const opened = kindOf(events, 'rig_refused', 'opened');
     t.equal(opened.length, 1, 'one incident');
-    t.equal(opened[0]?.incident.subject, 'rig-id', 'about the rig');
-    t.equal(opened[0]?.rig?.id, 'rig-id', 'the event carries the rig (where it was last)');
-    t.match(opened[0]?.text ?? '', /^rig rig-id: 1 reports refused: the rig id is bound to another VPN address/, opened[0]?.text);
+    t.equal(opened[0]?.incident.subject, '10.144.39.3', 'about the address the report came from');
+    t.equal(opened[0]?.rig?.id, 'rig-id', 'the event carries the one rig id it used (where that rig was last)');
+    t.match(opened[0]?.text ?? '', /^reports from 10\.144\.39\.3 refused: 1 refusal for rig id rig-id, which is bound to another VPN address, first at \S+Z, last at \S+Z; see them: rigd audit --since 1h \| grep -Fw 10\.144\.39\.3$/, opened[0]?.text);
     await app.alerts.sweep();
     t.equal(kindOf(events, 'rig_refused', 'opened').length, 1, 'not twice');
   } finally {

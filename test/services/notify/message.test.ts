@@ -31,6 +31,16 @@ test('e-mail: subject and text say which rig, since when, where it was last', (t
   t.end();
 });
 
+test('e-mail: an identity refusal says the address it came from, and the rig id when it used one', (t) => {
+  const base = { event: 'opened' as const, rig: null, text: 'reports from 10.144.207.9 refused: …' };
+  const incident = { id: 8, kind: 'rig_refused', subject: '10.144.207.9', opened_at: '2026-11-26T09:00:00.000Z', resolved_at: null };
+  t.equal(emailSubject({ ...base, incident }), '[rigd] rig_refused from 10.144.207.9: opened', 'many ids: the address');
+  const clone = { ...base, incident: { ...incident, kind: 'key_refused' }, rig: offlineEvent(1, 'rig-7').rig };
+  t.equal(emailSubject(clone), '[rigd] key_refused from 10.144.207.9 rig rig-7: opened', 'one id: the address and the rig');
+  t.equal(emailSubject({ ...base, incident: { ...incident, kind: 'disk_low', subject: 'gw-1' } }), '[rigd] disk_low: opened', 'other kinds as before');
+  t.end();
+});
+
 test('rig-reported control characters cannot forge a header or escape the terminal', (t) => {
   const e = offlineEvent(7, 'evil\r\nBcc: everyone@example.com\u001b[2J');
   const subject = emailSubject(e);
