@@ -1,19 +1,37 @@
 /**
  * Notifications given up (notify jobs that ended failed: refused for good, target gone, or not
- * delivered within notify.retry_hours), as `rigd doctor` reads them without the app.
+ * delivered within notify.retry_hours), as `rigd doctor` reads them without the app. One whose
+ * target (the same webhook URL, by its hash in the payload, or the e-mail target) has delivered a
+ * notification since is over: the operator fixed the target, and it is counted apart.
  */
+import { forEngine, type DialectName } from '../dialect/engine.ts';
 import { readDatabaseFile } from './file-database.ts';
 import type { DatabaseSite } from '../site.ts';
 import { readServerDatabase } from './server-client.ts';
 
 export interface GivenUp {
-  /** Given up within the window. */
+  /** Given up within the window, their target silent since (nothing delivered to it after). */
   count: number;
+  /** Given up within the window, their target delivered since. */
+  recovered: number;
   /** The newest of them. */
   newest: { payload: string; errorCode: string | null; lastError: string | null; ageS: number } | null;
 }
 
 const WHERE = "kind = 'notify' AND state = 'failed' AND finished_at IS NOT NULL";
+
+/** A notify job's target as its payload names it: "webhook:<hash of the URL>" or "email:". */
+function targetOf(engine: DialectName, table: string): string {
+  return forEngine(engine, {
+    postgres: `((${table}.payload::jsonb ->> 'target') || ':' || COALESCE(${table}.payload::jsonb ->> 'hook', ''))`,
+    sqlite: `(json_extract(${table}.payload, '$.target') || ':' || COALESCE(json_extract(${table}.payload, '$.hook'), ''))`,
+  });
+}
+
+/** A given-up job (as table jobs) whose target has delivered a notification after it was given up. */
+function deliveredSince(engine: DialectName): string {
+  return `EXISTS (SELECT 1 FROM jobs d WHERE d.kind = 'notify' AND d.state = 'done' AND d.finished_at > jobs.finished_at AND ${targetOf(engine, 'd')} = ${targetOf(engine, 'jobs')})`;
+}
 
 /** A DATE column as Sequelize writes it on SQLite ("2026-11-24 13:06:18.123 +00:00"); it sorts as text. */
 function fileDateText(d: Date): string {
@@ -25,6 +43,9 @@ function fileDate(text: string): Date {
 }
 
 type Row = { payload: string; error_code: string | null; last_error: string | null };
+type Counted<N> = { n: N; recovered: N };
+
+const counts = (c: Counted<number | string> | undefined) => ({ count: Number(c?.n ?? 0), recovered: Number(c?.recovered ?? 0) });
 
 /** Notify jobs given up within the last windowMs; null when there is no database or jobs table yet. */
 export async function givenUpNotifications(site: DatabaseSite, windowMs: number): Promise<GivenUp | null> {
@@ -33,13 +54,17 @@ export async function givenUpNotifications(site: DatabaseSite, windowMs: number)
       const { rows: exists } = await client.query<{ t: string | null }>("SELECT to_regclass('jobs')::text AS t");
       if (!exists[0]?.t) return null;
       const since = 'finished_at > now() - make_interval(secs => $1)';
-      const { rows: counted } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM jobs WHERE ${WHERE} AND ${since}`, [windowMs / 1000]);
+      const recovered = deliveredSince('postgres');
+      const { rows: counted } = await client.query<Counted<string>>(
+        `SELECT count(*) FILTER (WHERE NOT ${recovered}) AS n, count(*) FILTER (WHERE ${recovered}) AS recovered FROM jobs WHERE ${WHERE} AND ${since}`,
+        [windowMs / 1000],
+      );
       const { rows } = await client.query<Row & { age_s: number }>(
-        `SELECT payload, error_code, last_error, extract(epoch FROM now() - finished_at)::float8 AS age_s FROM jobs WHERE ${WHERE} AND ${since} ORDER BY finished_at DESC, id DESC LIMIT 1`,
+        `SELECT payload, error_code, last_error, extract(epoch FROM now() - finished_at)::float8 AS age_s FROM jobs WHERE ${WHERE} AND ${since} AND NOT ${recovered} ORDER BY finished_at DESC, id DESC LIMIT 1`,
         [windowMs / 1000],
       );
       const r = rows[0];
-      return { count: Number(counted[0]?.n ?? 0), newest: r ? { payload: r.payload, errorCode: r.error_code, lastError: r.last_error, ageS: Number(r.age_s) } : null };
+      return { ...counts(counted[0]), newest: r ? { payload: r.payload, errorCode: r.error_code, lastError: r.last_error, ageS: Number(r.age_s) } : null };
     });
   }
   const found = await readDatabaseFile(site.dataDir, async (all, has) => {
@@ -47,9 +72,12 @@ export async function givenUpNotifications(site: DatabaseSite, windowMs: number)
     const now = Date.now();
     // A literal of our own making (the reader takes no parameters).
     const since = `finished_at > '${fileDateText(new Date(now - windowMs))}'`;
-    const [counted] = await all<{ n: number }>(`SELECT count(*) AS n FROM jobs WHERE ${WHERE} AND ${since}`);
-    const [r] = await all<Row & { finished_at: string }>(`SELECT payload, error_code, last_error, finished_at FROM jobs WHERE ${WHERE} AND ${since} ORDER BY finished_at DESC, id DESC LIMIT 1`);
-    return { count: Number(counted?.n ?? 0), newest: r ? { payload: r.payload, errorCode: r.error_code, lastError: r.last_error, ageS: (now - fileDate(r.finished_at).getTime()) / 1000 } : null };
+    const recovered = deliveredSince('sqlite');
+    const [counted] = await all<Counted<number>>(`SELECT COALESCE(SUM(NOT ${recovered}), 0) AS n, COALESCE(SUM(${recovered}), 0) AS recovered FROM jobs WHERE ${WHERE} AND ${since}`);
+    const [r] = await all<Row & { finished_at: string }>(
+      `SELECT payload, error_code, last_error, finished_at FROM jobs WHERE ${WHERE} AND ${since} AND NOT ${recovered} ORDER BY finished_at DESC, id DESC LIMIT 1`,
+    );
+    return { ...counts(counted), newest: r ? { payload: r.payload, errorCode: r.error_code, lastError: r.last_error, ageS: (now - fileDate(r.finished_at).getTime()) / 1000 } : null };
   });
   return found ?? null;
 }

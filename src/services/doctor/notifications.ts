@@ -3,6 +3,8 @@
  * good by their receiver, their target removed, or not delivered within notify.retry_hours): for
  * each of them nobody was told of an incident. A warn with their count and the newest one's
  * incident and target, named as logs name it (scheme, host and port: no token, no password).
+ * Those whose target (the same webhook URL, or the e-mail target) has delivered a notification
+ * since do not warn: the target was fixed.
  */
 import type { Config } from '../../config/schema.ts';
 import { givenUpNotifications, type GivenUp } from '../../db/diagnostics/notify.ts';
@@ -27,7 +29,11 @@ export async function checkNotifications(config: Readonly<Config>): Promise<Find
   } catch (err) {
     return warn(CHECK, `the notifications given up cannot be read: ${errorText(err)}`, 'see the database line above');
   }
-  if (!found || found.count === 0) return ok(CHECK, `none given up in the last 24 h (${targets})`);
+  if (!found || (found.count === 0 && found.recovered === 0)) return ok(CHECK, `none given up in the last 24 h (${targets})`);
+  if (found.count === 0) {
+    const n = found.recovered;
+    return ok(CHECK, `${n} given up in the last 24 h, ${n === 1 ? 'its target has' : 'their targets have'} delivered since (${targets})`);
+  }
   const newest = found.newest ? `, newest: ${describe(config, found.newest)}` : '';
   return warn(
     CHECK,
