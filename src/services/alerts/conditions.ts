@@ -42,6 +42,8 @@ export interface CheckContext {
   writableSince?: Date | null;
   /** Subjects of the open node_down incidents (they stay open until the node's heartbeat is back). */
   openDown?: string[];
+  /** An ingest_backlog incident is open (it stays open while the backlog is older than alerts.backlog_s, outage or not). */
+  backlogOpen?: boolean;
 }
 
 /** A capture job that failed for good: the capture stays in a failed incident until it is ingested again. */
@@ -76,11 +78,18 @@ export async function diskLow(ctx: CheckContext): Promise<Condition[]> {
   ];
 }
 
-/** The oldest queued capture waiting longer than alerts.backlog_s. */
+/**
+ * The oldest queued capture waiting longer than alerts.backlog_s: since it was queued, or since the
+ * database took writes again when that is later (during an outage nothing could be ingested; after
+ * it the runner drains what waited). An open ingest_backlog stays open while the capture is older
+ * than the threshold (the database's return is not the runner's).
+ */
 export async function ingestBacklog(ctx: CheckContext): Promise<Condition[]> {
   const row = await queuedCaptures(ctx.reader);
   if (!row.oldest) return [];
-  if (ctx.now.getTime() - new Date(row.oldest).getTime() <= ctx.config.alerts.backlog_s * 1000) return [];
+  const queued = new Date(row.oldest).getTime();
+  const since = ctx.backlogOpen === true ? queued : Math.max(queued, ctx.writableSince?.getTime() ?? -Infinity);
+  if (ctx.now.getTime() - since <= ctx.config.alerts.backlog_s * 1000) return [];
   return [
     {
       kind: 'ingest_backlog',
