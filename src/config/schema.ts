@@ -109,6 +109,8 @@ export interface Config {
   auth: {
     /** Lifetime of an API session token, in days. */
     token_ttl_days: number;
+    /** Live sessions one user may hold; a login past this ends the user's least recently used session. */
+    max_sessions_per_user: number;
     /** bcrypt work factor for new password hashes. */
     bcrypt_cost: number;
     /** Failed logins allowed per login name within the window before 429. */
@@ -240,6 +242,7 @@ export const configSchema = Joi.object<Config>({
   }).default(),
   auth: Joi.object({
     token_ttl_days: positiveInt.max(3650).default(30),
+    max_sessions_per_user: positiveInt.max(10_000).default(20),
     bcrypt_cost: Joi.number().integer().min(4).max(31).default(12),
     max_failures_per_login: positiveInt.max(1_000_000).default(10),
     max_failures_per_client: positiveInt.max(1_000_000).default(30),

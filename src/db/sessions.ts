@@ -18,12 +18,27 @@ export type SessionWithUser = Session & { user: User };
 
 /**
  * Stores a new session and, in the same transaction, removes every session that has expired by
- * then (by the expires_at index), so session rows never outgrow the sessions still alive.
+ * then (by the expires_at index), so session rows never outgrow the sessions still alive, and ends
+ * the user's least recently used sessions past `maxPerUser` (the new one included). The user's row
+ * is locked first (PostgreSQL; SQLite writes one at a time anyway), so concurrent logins of one
+ * user take turns and the bound holds after all of them. Returns the new session and how many of
+ * the user's live sessions it ended.
  */
-export function insertSession(db: Database, row: NewSessionRow): Promise<Session> {
+export function insertSession(db: Database, row: NewSessionRow, maxPerUser: number): Promise<{ session: Session; ended: number }> {
+  const { Session, User } = db.models;
   return db.writes.run(async (t) => {
-    await db.models.Session.destroy({ where: { expires_at: { [Op.lte]: row.last_used_at } }, transaction: t });
-    return db.models.Session.create(row, { transaction: t });
+    await User.findByPk(row.user_id, { attributes: ['id'], transaction: t, lock: t.LOCK.UPDATE });
+    await Session.destroy({ where: { expires_at: { [Op.lte]: row.last_used_at } }, transaction: t });
+    const older = await Session.findAll({
+      attributes: ['id'],
+      where: { user_id: row.user_id },
+      order: [['last_used_at', 'DESC'], ['id', 'DESC']],
+      offset: maxPerUser - 1,
+      transaction: t,
+    });
+    const ended = older.length > 0 ? await Session.destroy({ where: { id: older.map((s) => s.id) }, transaction: t }) : 0;
+    const session = await Session.create(row, { transaction: t });
+    return { session, ended };
   });
 }
 

@@ -105,7 +105,7 @@ export async function openApp(config: Readonly<Config>, opts: OpenAppOptions = {
     maxDelayMs: config.auth.max_login_delay_s * 1000,
   });
   const users = new UserService(db, passwords, throttle);
-  const sessions = new SessionService(db, users, passwords, throttle, config.auth.token_ttl_days * 86_400_000);
+  const sessions = new SessionService(db, users, passwords, throttle, config.auth.token_ttl_days * 86_400_000, config.auth.max_sessions_per_user);
   const directory = rigDirectory(db);
   // Every refusal, takeover, rebind, key refusal and quota refusal of rig identity goes through it:
   // logged, and on record in the audit log (quota refusals aggregated per rig and minute).

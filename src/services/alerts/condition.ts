@@ -27,4 +27,6 @@ export interface CheckContext {
   writableSince?: Date | null;
   /** Subjects of the open node_down incidents (they stay open until the node's heartbeat is back). */
   openDown?: string[];
+  /** An ingest_backlog incident is open (it stays open while the backlog is older than alerts.backlog_s, outage or not). */
+  backlogOpen?: boolean;
 }

@@ -19,7 +19,6 @@ export const FAILED_LOOKBACK_S = 86_400;
 
 const iso = (v: string | Date) => new Date(v).toISOString();
 
-
 /** A capture job that failed for good: the capture stays in a failed incident until it is ingested again. */
 export async function failedCaptures(ctx: CheckContext): Promise<Condition[]> {
   const since = new Date(ctx.now.getTime() - FAILED_LOOKBACK_S * 1000);
@@ -52,11 +51,18 @@ export async function diskLow(ctx: CheckContext): Promise<Condition[]> {
   ];
 }
 
-/** The oldest queued capture waiting longer than alerts.backlog_s. */
+/**
+ * The oldest queued capture waiting longer than alerts.backlog_s: since it was queued, or since the
+ * database took writes again when that is later (during an outage nothing could be ingested; after
+ * it the runner drains what waited). An open ingest_backlog stays open while the capture is older
+ * than the threshold (the database's return is not the runner's).
+ */
 export async function ingestBacklog(ctx: CheckContext): Promise<Condition[]> {
   const row = await queuedCaptures(ctx.reader);
   if (!row.oldest) return [];
-  if (ctx.now.getTime() - new Date(row.oldest).getTime() <= ctx.config.alerts.backlog_s * 1000) return [];
+  const queued = new Date(row.oldest).getTime();
+  const since = ctx.backlogOpen === true ? queued : Math.max(queued, ctx.writableSince?.getTime() ?? -Infinity);
+  if (ctx.now.getTime() - since <= ctx.config.alerts.backlog_s * 1000) return [];
   return [
     {
       kind: 'ingest_backlog',

@@ -195,7 +195,7 @@ export class AlertService implements BackgroundTask {
   async #sweepConditions(now: Date, open: IncidentRow[], writableSince: Date | null): Promise<void> {
     const instance = this.#instance();
     const subjects = (kind: string) => open.filter((i) => i.kind === kind).map((i) => i.subject ?? '');
-    const ctx = { reader: this.#db.reader, config: this.#config, now, instance, writableSince, openFailed: subjects('capture_failed'), openDown: subjects('node_down') };
+    const ctx = { reader: this.#db.reader, config: this.#config, now, instance, writableSince, openFailed: subjects('capture_failed'), openDown: subjects('node_down'), backlogOpen: open.some((i) => i.kind === 'ingest_backlog') };
     const rigs = new Map<string, RigFacts>();
     for (const check of CHECKS) {
       let held: Condition[];

@@ -5,7 +5,8 @@
  *
  * Kinds (`area.what`; AUDIT_KINDS lists those rigd writes today, other `area.what` names are taken):
  *   login.ok, login.failed          a login with the client address; subject the login as given
- *   session.revoked                 DELETE /api/v1/sessions, or a logout from the pages
+ *   session.revoked                 DELETE /api/v1/sessions, a logout from the pages, or a login past
+ *                                   auth.max_sessions_per_user (how: limit)
  *   user.add, user.remove, user.passwd, user.set, user.unlock
  *                                   operator changes to users (user.set: email, admin)
  *   user.settings                   an admin's change of another user's rig UI settings (details: bytes)

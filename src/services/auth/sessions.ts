@@ -25,6 +25,8 @@ export class SessionService {
     private readonly passwords: Passwords,
     private readonly throttle: LoginThrottle,
     private readonly ttlMs: number,
+    /** Live sessions one user may hold: a login past it ends the user's least recently used one. */
+    private readonly maxPerUser: number,
   ) {}
 
   /**
@@ -32,7 +34,8 @@ export class SessionService {
    * address (as the VPN rule sees it). An unknown user and a wrong password give the same error
    * after the same work. The attempt is counted before the password is hashed (see LoginThrottle):
    * per user, whichever name the body gives, and per client; while the login is under attack the
-   * attempt waits first (the throttle's delay). Both outcomes go to the audit log.
+   * attempt waits first (the throttle's delay). Both outcomes go to the audit log. A login past the
+   * user's session bound ends their least recently used session (on record too); it never fails for it.
    */
   async login(login: string, password: string, client: string): Promise<{ token: string; user: PublicUser; expiresAt: Date; sessionId: number }> {
     const clientKey = throttleClientKey(client);
@@ -58,7 +61,10 @@ export class SessionService {
     const token = newToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);
-    const session = await insertSession(this.db, { token_hash: tokenDigest(token), user_id: user.id, expires_at: expiresAt, last_used_at: now });
+    const { session, ended } = await insertSession(this.db, { token_hash: tokenDigest(token), user_id: user.id, expires_at: expiresAt, last_used_at: now }, this.maxPerUser);
+    if (ended > 0) {
+      await appendAudit(this.db, { kind: 'session.revoked', actor: `user:${user.username}`, client, subject: user.username, details: { how: 'limit', sessions_ended: ended, max_sessions_per_user: this.maxPerUser } });
+    }
     return { token, user: toPublicUser(user), expiresAt, sessionId: session.id };
   }
 
