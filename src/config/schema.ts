@@ -242,7 +242,7 @@ export const configSchema = Joi.object<Config>({
   }).default(),
   auth: Joi.object({
     token_ttl_days: positiveInt.max(3650).default(30),
-    max_sessions_per_user: positiveInt.max(10_000).default(20),
+    max_sessions_per_user: positiveInt.max(100_000).default(200),
     bcrypt_cost: Joi.number().integer().min(4).max(31).default(12),
     max_failures_per_login: positiveInt.max(1_000_000).default(10),
     max_failures_per_client: positiveInt.max(1_000_000).default(30),
