@@ -131,7 +131,7 @@ test('captures queued before a database outage longer than alerts.backlog_s, dra
   try {
     witnessId = (await goneRig('gone1')).id;
     const ids: number[] = [];
-    for (let i = 0; i < 4; i++) ids.push(await queueCapture(`rig1/before-${i}.sqlite`, 20_000));
+    for (let i = 0; i < 4; i++) ids.push(await queueCapture(`rig1/before-${i}.sqlite`, 2_000));
     const back = await outage();
     const waiting = await queuedNow();
     t.ok(waiting.n >= 2, `${waiting.n} captures still queued when the database is back`);
