@@ -82,8 +82,10 @@ export function buildProgram(): Command {
   const audit = sub('audit')
     .description('the audit log: logins, sessions, user changes, ingests, backups, restores, rig identity')
     .option('--since <duration>', 'how far back: 30m, 24h, 7d, 2w (default: everything kept)')
+    .option('--client <address>', 'only entries from this client address (IPv4 or IPv6)')
+    .option('--kind <kinds>', 'only entries of these kinds, separated by commas: rig.refused,key.refused')
     .option('--json', 'JSON only (with --follow: one JSON object per line)')
-    .option('-f, --follow', 'keep printing new entries until interrupted')
+    .option('-f, --follow', 'keep printing new (matching) entries until interrupted')
     .action(lazy(() => import('./commands/audit.ts'), (m) => m.auditCommand));
   audit
     .command('verify')

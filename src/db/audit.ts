@@ -134,12 +134,29 @@ export async function auditHead(reader: Reader): Promise<AuditHead> {
   return row ? toHead(row) : GENESIS;
 }
 
-/** Entries in chain order: seq after afterSeq, at or after sinceMs, at most limit. */
-export async function auditRows(reader: Reader, opts: { afterSeq?: number; sinceMs?: number; limit: number }): Promise<AuditRow[]> {
-  const rows = await reader.all<RawRow>(`SELECT ${COLUMNS} FROM audit_log WHERE seq > ? AND at_ms >= ? ORDER BY seq LIMIT ?`, [
-    opts.afterSeq ?? 0,
-    opts.sinceMs ?? 0,
-    opts.limit,
-  ]);
+/** Which entries auditRows lists: seq after afterSeq, at or after sinceMs, of that client, of those kinds. */
+export interface AuditFilter {
+  afterSeq?: number;
+  sinceMs?: number;
+  /** Exactly this client address (as recorded). */
+  client?: string;
+  /** Any of these kinds (none: every kind). */
+  kinds?: readonly string[];
+  limit: number;
+}
+
+/** Entries in chain order matching the filter, at most limit. */
+export async function auditRows(reader: Reader, opts: AuditFilter): Promise<AuditRow[]> {
+  const where = ['seq > ?', 'at_ms >= ?'];
+  const values: unknown[] = [opts.afterSeq ?? 0, opts.sinceMs ?? 0];
+  if (opts.client !== undefined) {
+    where.push('client = ?');
+    values.push(opts.client);
+  }
+  if (opts.kinds && opts.kinds.length > 0) {
+    where.push(`kind IN (${opts.kinds.map(() => '?').join(', ')})`);
+    values.push(...opts.kinds);
+  }
+  const rows = await reader.all<RawRow>(`SELECT ${COLUMNS} FROM audit_log WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`, [...values, opts.limit]);
   return rows.map(toRow);
 }

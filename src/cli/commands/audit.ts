@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Unprocessable } from '../../errors.ts';
 import { verifyChain } from '../../services/audit/chain.ts';
-import { readAudit, type AuditRecord } from '../../services/audit/log.ts';
+import { readAudit, type AuditQuery, type AuditRecord } from '../../services/audit/log.ts';
+import { parseClient, parseKinds } from '../audit-filters.ts';
 import { printJson, withReader } from '../context.ts';
 import { parseSince } from '../since.ts';
 import { renderTable } from '../table.ts';
@@ -13,6 +14,8 @@ interface AuditOptions {
   since?: string;
   json?: boolean;
   follow?: boolean;
+  client?: string;
+  kind?: string;
 }
 
 /** How often --follow looks for new entries. */
@@ -28,22 +31,35 @@ function rowOf(e: AuditRecord): string[] {
   return [String(e.seq), e.at.slice(0, 19).replace('T', ' '), e.kind, e.actor ?? '', e.client ?? '', e.subject ?? '', detailsText(e.details)].map((c) => terminalText(c));
 }
 
+/** What `no audit entries` was looking for: " of kind rig.refused from 10.144.3.7 in the last 1h". */
+function noneText(filter: AuditQuery, since: string | undefined): string {
+  const kinds = filter.kinds ? ` of kind ${filter.kinds.join(' or ')}` : '';
+  const client = filter.client ? ` from ${filter.client}` : '';
+  return `${kinds}${client}${since ? ` in the last ${since}` : ''}`;
+}
+
 const HEADER = ['SEQ', 'TIME (UTC)', 'KIND', 'ACTOR', 'CLIENT', 'SUBJECT', 'DETAILS'];
 
 /**
- * `rigd audit [--since 24h] [--json] [--follow]`: the audit log, oldest first. --follow keeps
- * printing new entries (as NDJSON with --json, one line per entry) until interrupted.
+ * `rigd audit [--since 24h] [--client ADDRESS] [--kind KIND,...] [--json] [--follow]`: the audit
+ * log's matching entries, oldest first. --follow keeps printing new matching entries (as NDJSON
+ * with --json, one line per entry) until interrupted.
  */
 export async function auditCommand(opts: AuditOptions, cmd: Command): Promise<void> {
   const sinceMs = opts.since ? Date.now() - parseSince(opts.since) : 0;
+  const filter: AuditQuery = {
+    sinceMs,
+    client: opts.client === undefined ? undefined : parseClient(opts.client),
+    kinds: opts.kind === undefined ? undefined : parseKinds(opts.kind),
+  };
   await withReader(cmd, async (reader) => {
     const first: AuditRecord[] = [];
-    for (let page = await readAudit(reader, { sinceMs }); page.length > 0; page = await readAudit(reader, { afterSeq: page[page.length - 1]!.seq, sinceMs })) {
+    for (let page = await readAudit(reader, filter); page.length > 0; page = await readAudit(reader, { ...filter, afterSeq: page[page.length - 1]!.seq })) {
       first.push(...page);
     }
     if (!opts.follow) {
       if (opts.json) return printJson(first);
-      if (first.length === 0) return printLines('no audit entries' + (opts.since ? ` in the last ${opts.since}` : ''));
+      if (first.length === 0) return printLines(`no audit entries${noneText(filter, opts.since)}`);
       process.stdout.write(renderTable(HEADER, first.map(rowOf)));
       return;
     }
@@ -55,7 +71,7 @@ export async function auditCommand(opts: AuditOptions, cmd: Command): Promise<vo
     process.stdout.on('error', onError);
     const print = (e: AuditRecord) => process.stdout.write(opts.json ? `${jsonText(e)}\n` : `${rowOf(e).filter(Boolean).join('  ')}\n`);
     try {
-      // Entries before --since stay out of what follows too (last is 0 while none was in the window).
+      // Entries before --since and other clients' or kinds' entries stay out of what follows too (last is 0 while none matched).
       let last = 0;
       for (const e of first) {
         print(e);
@@ -65,7 +81,7 @@ export async function auditCommand(opts: AuditOptions, cmd: Command): Promise<vo
         await sleep(FOLLOW_MS, undefined, { signal: controller.signal }).catch(() => undefined);
         if (controller.signal.aborted) break;
         try {
-          for (const e of await readAudit(reader, { afterSeq: last, sinceMs, limit: 1000 })) {
+          for (const e of await readAudit(reader, { ...filter, afterSeq: last, limit: 1000 })) {
             print(e);
             last = e.seq;
           }

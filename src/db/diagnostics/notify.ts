@@ -2,7 +2,8 @@
  * Notifications given up (notify jobs that ended failed: refused for good, target gone, or not
  * delivered within notify.retry_hours), as `rigd doctor` reads them without the app. One whose
  * target (the same webhook URL, by its hash in the payload, or the e-mail target) has delivered a
- * notification since is over: the operator fixed the target, and it is counted apart.
+ * notification since is over: the operator fixed the target, and it is counted apart. E-mail is
+ * the same target only to the same recipients (by their hash in the payload).
  */
 import { forEngine, type DialectName } from '../dialect/engine.ts';
 import { readDatabaseFile } from './file-database.ts';
@@ -20,17 +21,27 @@ export interface GivenUp {
 
 const WHERE = "kind = 'notify' AND state = 'failed' AND finished_at IS NOT NULL";
 
-/** A notify job's target as its payload names it: "webhook:<hash of the URL>" or "email:". */
-function targetOf(engine: DialectName, table: string): string {
+/** A field of a notify job's payload (null when absent). */
+function field(engine: DialectName, table: string, name: string): string {
   return forEngine(engine, {
-    postgres: `((${table}.payload::jsonb ->> 'target') || ':' || COALESCE(${table}.payload::jsonb ->> 'hook', ''))`,
-    sqlite: `(json_extract(${table}.payload, '$.target') || ':' || COALESCE(json_extract(${table}.payload, '$.hook'), ''))`,
+    postgres: `(${table}.payload::jsonb ->> '${name}')`,
+    sqlite: `json_extract(${table}.payload, '$.${name}')`,
   });
 }
 
-/** A given-up job (as table jobs) whose target has delivered a notification after it was given up. */
+/**
+ * A given-up job (as table jobs) whose target has delivered a notification after it was given up:
+ * the same target and webhook hash; for e-mail the same recipients' hash, unless the given-up job
+ * recorded none (written before it was: any e-mail delivery counts).
+ */
 function deliveredSince(engine: DialectName): string {
-  return `EXISTS (SELECT 1 FROM jobs d WHERE d.kind = 'notify' AND d.state = 'done' AND d.finished_at > jobs.finished_at AND ${targetOf(engine, 'd')} = ${targetOf(engine, 'jobs')})`;
+  const f = (table: string, name: string) => field(engine, table, name);
+  const same = [
+    `${f('d', 'target')} = ${f('jobs', 'target')}`,
+    `COALESCE(${f('d', 'hook')}, '') = COALESCE(${f('jobs', 'hook')}, '')`,
+    `(${f('jobs', 'recipients')} IS NULL OR ${f('d', 'recipients')} = ${f('jobs', 'recipients')})`,
+  ].join(' AND ');
+  return `EXISTS (SELECT 1 FROM jobs d WHERE d.kind = 'notify' AND d.state = 'done' AND d.finished_at > jobs.finished_at AND ${same})`;
 }
 
 /** A DATE column as Sequelize writes it on SQLite ("2026-11-24 13:06:18.123 +00:00"); it sorts as text. */

@@ -26,9 +26,9 @@ export function idsText(ids: string[]): string {
   return ids.length <= LISTED_IDS ? ids.join(', ') : `${ids.slice(0, LISTED_IDS).join(', ')} and ${ids.length - LISTED_IDS} more`;
 }
 
-/** The command that lists an address's refusals (grep -w: 10.144.0.2 does not match 10.144.0.20). */
-export function auditCommand(address: string | null): string {
-  return address === null ? 'rigd audit --since 1h' : `rigd audit --since 1h | grep -Fw ${address}`;
+/** The command that lists an address's refusals of that kind (without an address: all of that kind). */
+export function auditCommand(kind: RefusalKind, address: string | null): string {
+  return address === null ? `rigd audit --since 1h --kind ${kind}` : `rigd audit --since 1h --client ${address} --kind ${kind}`;
 }
 
 function whatText(t: RefusalTally): string {
@@ -46,7 +46,7 @@ function whatText(t: RefusalTally): string {
 export function refusalText(t: RefusalTally): string {
   const what = t.kind === 'rig.refused' ? 'reports' : 'uploads';
   const from = t.address ?? UNKNOWN_ADDRESS;
-  return `${what} from ${from} refused: ${whatText(t)}, first at ${iso(t.first)}, last at ${iso(t.last)}; see them: ${auditCommand(t.address)}`;
+  return `${what} from ${from} refused: ${whatText(t)}, first at ${iso(t.first)}, last at ${iso(t.last)}; see them: ${auditCommand(t.kind, t.address)}`;
 }
 
 export function refusalCondition(t: RefusalTally): Condition {
@@ -62,7 +62,7 @@ export function refusalCondition(t: RefusalTally): Condition {
       rigs: t.rigs.slice(0, LISTED_IDS),
       first_at: iso(t.first),
       last_at: iso(t.last),
-      audit: auditCommand(t.address),
+      audit: auditCommand(t.kind, t.address),
     },
     text: refusalText(t),
     refresh: true,

@@ -78,14 +78,20 @@ export interface AuditRecord {
 }
 
 const KIND = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
+const MAX_KIND = 64;
 const MAX_TEXT = 300;
 const MAX_DETAILS = 16 * 1024;
 
 const clip = (text: string | null | undefined, max = MAX_TEXT): string | null => (text == null ? null : text.length > max ? text.slice(0, max) : text);
 
+/** Whether text has the shape of an audit kind (`area.what`, lower case, at most 64 characters). */
+export function isAuditKind(text: string): boolean {
+  return text.length <= MAX_KIND && KIND.test(text);
+}
+
 /** Appends one entry to the audit log; resolves once it is committed. */
 export async function appendAudit(db: Database, entry: AuditEntry): Promise<AuditRecord> {
-  if (!KIND.test(entry.kind) || entry.kind.length > 64) throw new InvalidInput(`"${entry.kind}" is not an audit kind (area.what, lower case)`);
+  if (!isAuditKind(entry.kind)) throw new InvalidInput(`"${entry.kind}" is not an audit kind (area.what, lower case)`);
   const details = canonicalJson(entry.details ?? {});
   if (details.length > MAX_DETAILS) throw new InvalidInput(`audit details of ${details.length} bytes (at most ${MAX_DETAILS})`);
   const row = await appendAuditRow(
@@ -109,9 +115,18 @@ export function toRecord(row: AuditRow): AuditRecord {
   };
 }
 
-/** Entries after afterSeq and at or after sinceMs, oldest first, at most limit. */
-export async function readAudit(reader: Reader, opts: { afterSeq?: number; sinceMs?: number; limit?: number }): Promise<AuditRecord[]> {
-  return (await auditRows(reader, { afterSeq: opts.afterSeq, sinceMs: opts.sinceMs, limit: opts.limit ?? 10_000 })).map(toRecord);
+/** Which entries readAudit lists (client: exactly that recorded address; kinds: any of them). */
+export interface AuditQuery {
+  afterSeq?: number;
+  sinceMs?: number;
+  client?: string;
+  kinds?: readonly string[];
+  limit?: number;
+}
+
+/** Entries after afterSeq, at or after sinceMs, of client and kinds when given, oldest first, at most limit. */
+export async function readAudit(reader: Reader, opts: AuditQuery): Promise<AuditRecord[]> {
+  return (await auditRows(reader, { ...opts, limit: opts.limit ?? 10_000 })).map(toRecord);
 }
 
 /** The actor of an operator's command: the system user running rigd. */

@@ -3,14 +3,14 @@
  * good by their receiver, their target removed, or not delivered within notify.retry_hours): for
  * each of them nobody was told of an incident. A warn with their count and the newest one's
  * incident and target, named as logs name it (scheme, host and port: no token, no password).
- * Those whose target (the same webhook URL, or the e-mail target) has delivered a notification
- * since do not warn: the target was fixed.
+ * Those whose target (the same webhook URL, or e-mail to the same recipients) has delivered a
+ * notification since do not warn: the target was fixed.
  */
 import type { Config } from '../../config/schema.ts';
 import { givenUpNotifications, type GivenUp } from '../../db/diagnostics/notify.ts';
 import { databaseSite } from '../../db/site.ts';
 import type { NotifyJob } from '../notify/job.ts';
-import { configuredTargets, findHook, targetLabel } from '../notify/targets.ts';
+import { configuredTargets, findHook, recipientsId, targetLabel } from '../notify/targets.ts';
 import { oneLine } from '../notify/answer.ts';
 import { timeAgo } from '../time-ago.ts';
 import { errorText, ok, warn, type Finding } from './finding.ts';
@@ -59,7 +59,13 @@ function describe(config: Readonly<Config>, n: NonNullable<GivenUp['newest']>): 
 
 /** The job's target as the config names it now; a webhook no longer configured has only its hash. */
 function targetText(config: Readonly<Config>, job: NotifyJob): string {
-  if (job.target === 'email') return config.notify.email.smtp_url ? targetLabel({ type: 'email', email: config.notify.email }) : 'e-mail (no longer configured)';
+  if (job.target === 'email') {
+    const email = config.notify.email;
+    if (!email.smtp_url) return 'e-mail (no longer configured)';
+    const label = targetLabel({ type: 'email', email });
+    // Given up to recipients notify.email.to no longer lists: the current ones were not its target.
+    return job.recipients === undefined || job.recipients === recipientsId(email.to) ? label : `${label.replace(/ to .*$/, '')} to recipients no longer configured`;
+  }
   const hook = findHook(config.notify, job.hook);
   return hook ? targetLabel(hook) : `a webhook no longer configured (id ${job.hook})`;
 }

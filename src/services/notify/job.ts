@@ -1,18 +1,19 @@
 /**
  * The notify job: one delivery of one incident event to one target. The payload names its target
- * without secrets (a webhook by the hash of its URL, e-mail as the one e-mail target); the send
- * reads the target from the config it runs with.
+ * without secrets or addresses (a webhook by the hash of its URL, e-mail by the hash of its
+ * recipients: recipientsId); the send reads the target from the config it runs with.
  */
 import type { NotifyConfig } from '../../config/notify.ts';
 import { backoffMs, type BackoffOptions } from '../../jobs/backoff.ts';
 import type { IncidentEvent } from './message.ts';
-import { findHook, hookId, type Target } from './targets.ts';
+import { findHook, hookId, recipientsId, type Target } from './targets.ts';
 
 export const NOTIFY_JOB = 'notify';
 
 export type NotifyJob =
   | { target: 'webhook'; hook: string; delivery: string; event: IncidentEvent }
-  | { target: 'email'; delivery: string; event: IncidentEvent };
+  /** recipients: absent in jobs written before it was recorded. */
+  | { target: 'email'; recipients?: string; delivery: string; event: IncidentEvent };
 
 /** Longest wait between two attempts (the job runner's cap). */
 const MAX_RETRY_MS = 600_000;
@@ -35,7 +36,7 @@ export function attemptsFor(notify: Readonly<NotifyConfig>): number {
 }
 
 export function payloadFor(t: Target, event: IncidentEvent, delivery: string): NotifyJob {
-  return t.type === 'webhook' ? { target: 'webhook', hook: hookId(t.hook.url), delivery, event } : { target: 'email', delivery, event };
+  return t.type === 'webhook' ? { target: 'webhook', hook: hookId(t.hook.url), delivery, event } : { target: 'email', recipients: recipientsId(t.email.to), delivery, event };
 }
 
 /** The job's target in the config now, or undefined when it has been removed since. */

@@ -34,6 +34,16 @@ export function hookId(url: string): string {
   return createHash('sha256').update(url).digest('hex').slice(0, 16);
 }
 
+/**
+ * The e-mail target's recipients as the jobs table names them: a hash of the sorted, lower-cased
+ * addresses, never the addresses. A delivery to other recipients (notify.email.to changed) is
+ * another target.
+ */
+export function recipientsId(to: readonly string[]): string {
+  const list = [...new Set(to.map((a) => a.trim().toLowerCase()))].sort();
+  return createHash('sha256').update(list.join('\n')).digest('hex').slice(0, 16);
+}
+
 export function findHook(notify: Readonly<NotifyConfig>, id: string): Target | undefined {
   const index = notify.webhooks.findIndex((h) => hookId(h.url) === id);
   return index < 0 ? undefined : { type: 'webhook', hook: notify.webhooks[index], index };

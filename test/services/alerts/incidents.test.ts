@@ -121,7 +121,7 @@ test('rig_refused: a rig id reported from another address than its own (the audi
     t.equal(opened.length, 1, 'one incident');
     t.equal(opened[0]?.incident.subject, '10.144.39.3', 'about the address the report came from');
     t.equal(opened[0]?.rig?.id, 'rig-id', 'the event carries the one rig id it used (where that rig was last)');
-    t.match(opened[0]?.text ?? '', /^reports from 10\.144\.39\.3 refused: 1 refusal for rig id rig-id, which is bound to another VPN address, first at \S+Z, last at \S+Z; see them: rigd audit --since 1h \| grep -Fw 10\.144\.39\.3$/, opened[0]?.text);
+    t.match(opened[0]?.text ?? '', /^reports from 10\.144\.39\.3 refused: 1 refusal for rig id rig-id, which is bound to another VPN address, first at \S+Z, last at \S+Z; see them: rigd audit --since 1h --client 10\.144\.39\.3 --kind rig\.refused$/, opened[0]?.text);
     await app.alerts.sweep();
     t.equal(kindOf(events, 'rig_refused', 'opened').length, 1, 'not twice');
   } finally {

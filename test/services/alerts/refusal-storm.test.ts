@@ -111,12 +111,12 @@ test('identity refusals: one incident per offending address and kind, naming the
     const thief = bySubject.get(`rig_refused ${THIEF}`);
     t.deepEqual(
       thief && { address: thief.address, refusals: thief.refusals, rig_ids: thief.rig_ids, rigs: thief.rigs, audit: thief.audit },
-      { address: THIEF, refusals: 30, rig_ids: 30, rigs: IDS.slice(0, 5), audit: `rigd audit --since 1h | grep -Fw ${THIEF}` },
+      { address: THIEF, refusals: 30, rig_ids: 30, rigs: IDS.slice(0, 5), audit: `rigd audit --since 1h --client ${THIEF} --kind rig.refused` },
       'the stolen rig: its address, 30 refusals, 30 rig ids and the first five, the audit command',
     );
     t.match(
       String(thief?.text),
-      new RegExp(`^reports from ${THIEF.replace(/\./g, '\\.')} refused: 30 refusals for 30 rig ids bound to other VPN addresses \\(rig-01, rig-02, rig-03, rig-04, rig-05 and 25 more\\), first at \\S+Z, last at \\S+Z; see them: rigd audit --since 1h \\| grep -Fw ${THIEF.replace(/\./g, '\\.')}$`),
+      new RegExp(`^reports from ${THIEF.replace(/\./g, '\\.')} refused: 30 refusals for 30 rig ids bound to other VPN addresses \\(rig-01, rig-02, rig-03, rig-04, rig-05 and 25 more\\), first at \\S+Z, last at \\S+Z; see them: rigd audit --since 1h --client ${THIEF.replace(/\./g, '\\.')} --kind rig\\.refused$`),
       'its text, kept up to date while open',
     );
     const thiefHook = opened.find((h) => h.text.startsWith(`reports from ${THIEF} `));
@@ -147,6 +147,16 @@ test('identity refusals: one incident per offending address and kind, naming the
       [`key.refused ${THIEF}`, `rig.refused ${THIEF}`, `rig.refused ${CLONE}`],
       'the audit log records the source address of each refusal',
     );
+    // The command each incident names lists exactly its refusals.
+    for (const [incident, kind, n] of [[`rig_refused ${THIEF}`, 'rig.refused', 30], [`key_refused ${THIEF}`, 'key.refused', 3], [`rig_refused ${CLONE}`, 'rig.refused', 1]] as const) {
+      const named = String(bySubject.get(incident)?.audit ?? '');
+      const args = named.split(' ');
+      t.equal(args.slice(0, 2).join(' '), 'rigd audit', `${incident}: names a rigd audit command (${named})`);
+      const run = await rigd([...args.slice(1), '--json'], { env: { RIGD_DATA_DIR: dataDir } });
+      t.equal(run.code, 0, `${incident}: its command runs (${run.stderr.trim()})`);
+      const listed = JSON.parse(run.stdout || '[]') as { kind: string; client: string | null }[];
+      t.deepEqual([listed.length, [...new Set(listed.map((e) => `${e.kind} ${e.client}`))]], [n, [`${kind} ${incident.split(' ')[1]}`]], `${incident}: it lists its ${n} refusals and nothing else`);
+    }
   } finally {
     if (serve) await serve.stop('SIGTERM');
     await net?.destroy();

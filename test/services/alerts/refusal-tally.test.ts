@@ -31,9 +31,9 @@ test('identity refusal incidents: per kind and source address, old entries witho
     const opened = new Map(events.filter((e) => e.event === 'opened').map((e) => [`${e.incident.kind} ${e.incident.subject}`, e]));
     t.deepEqual([...opened.keys()].sort(), ['key_refused 10.144.209.7', 'key_refused unknown address', 'rig_refused 10.144.209.7', 'rig_refused 10.144.209.70'], 'one per kind and address; none for a refusal over an hour old');
     t.match(opened.get('rig_refused 10.144.209.7')?.text ?? '', /^reports from 10\.144\.209\.7 refused: 3 refusals for 3 rig ids bound to other VPN addresses \(r3, r1, r2\), first at /, 'ids in the order first refused');
-    t.match(opened.get('rig_refused 10.144.209.70')?.text ?? '', /^reports from 10\.144\.209\.70 refused: 1 refusal for rig id r1, which is bound to another VPN address, .*grep -Fw 10\.144\.209\.70$/, '10.144.209.70 apart from 10.144.209.7');
+    t.match(opened.get('rig_refused 10.144.209.70')?.text ?? '', /^reports from 10\.144\.209\.70 refused: 1 refusal for rig id r1, which is bound to another VPN address, .*see them: rigd audit --since 1h --client 10\.144\.209\.70 --kind rig\.refused$/, '10.144.209.70 apart from 10.144.209.7');
     t.match(opened.get('key_refused 10.144.209.7')?.text ?? '', /^uploads from 10\.144\.209\.7 refused: 3 refusals of keys that belong to 2 other rigs \(r4, r5\), /, 'key refusals name the owners');
-    t.match(opened.get('key_refused unknown address')?.text ?? '', /^uploads from unknown address refused: 1 refusal of keys that belong to rig r6, .*see them: rigd audit --since 1h$/, 'an entry without an address');
+    t.match(opened.get('key_refused unknown address')?.text ?? '', /^uploads from unknown address refused: 1 refusal of keys that belong to rig r6, .*see them: rigd audit --since 1h --kind key\.refused$/, 'an entry without an address');
 
     for (const rig of ['r7', 'r8']) await appendAudit(app.db, refused(rig, '10.144.209.70'));
     await app.alerts.sweep();
