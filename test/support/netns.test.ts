@@ -1,4 +1,4 @@
-// test: shares net 10.144.251, net 10.144.252 (its child processes' subnets)
+// test: alone (its SIGKILLed child must leave its namespace and veth behind until this file sweeps them: any other file's createHosts sweeps dead runs too)
 // Self-test of test/helpers/netns.ts: real clients in network namespaces reach servers in this
 // process from their own addresses, and nothing is left behind.
 import test from 'tape';
