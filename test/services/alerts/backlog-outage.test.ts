@@ -1,4 +1,4 @@
-// test: alone (pg_ctl stop under a running rigd serve; alert timing)
+// Runs beside other files: it stops only its own PostgreSQL server, and the drain it waits for takes seconds against a 30 s threshold.
 // A database outage is no ingest backlog: captures queued before PostgreSQL stopped wait through the
 // outage (nothing can be ingested meanwhile) and are older than alerts.backlog_s when it is back. The
 // runner then drains them at its usual pace: no ingest_backlog is opened. A real backlog (the runner
