@@ -5,25 +5,15 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import test from 'tape';
-import { openDatabase, type Database } from '../../src/db/index.ts';
 import { appendAudit } from '../../src/services/audit/log.ts';
 import { ROOT, rigd, rigdEnv } from '../helpers/cli.ts';
-import { withDb } from '../helpers/dialect.ts';
+import { withDatabase } from '../helpers/dialect.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const A = '10.144.219.2';
 const A_PREFIX = '10.144.219.20';
 const V6 = '2001:db8::1';
 const HOUR = 3_600_000;
-
-async function withDatabase<T>(dataDir: string, fn: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase(...withDb(dataDir));
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
 
 /** seq 1..7: an old refusal from A, then refusals, logins and an operator entry from several clients. */
 async function seeded(): Promise<{ dir: string; env: Record<string, string> }> {

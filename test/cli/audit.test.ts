@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { once } from 'node:events';
 import test from 'tape';
-import { openDatabase, type Database } from '../../src/db/index.ts';
 import { verifyChain } from '../../src/services/audit/chain.ts';
 import { appendAudit, readAudit } from '../../src/services/audit/log.ts';
 import { pruneAudit } from '../../src/services/audit/retention.ts';
@@ -14,21 +13,12 @@ import { existsSync } from 'node:fs';
 import { makeCapture } from '../helpers/capture-files.ts';
 import { ROOT, rigd, rigdEnv } from '../helpers/cli.ts';
 import { put } from '../helpers/data-dir-captures.ts';
-import { databaseUrlFor, onPostgres, withDb } from '../helpers/dialect.ts';
+import { databaseUrlFor, onPostgres, withDatabase } from '../helpers/dialect.ts';
 import { createHosts } from '../helpers/netns.ts';
 import { startServer } from '../helpers/server.ts';
 import { tmpDir } from '../helpers/tmp.ts';
 
 const DAY = 86_400_000;
-
-async function withDatabase<T>(dataDir: string, fn: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase(...withDb(dataDir));
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
 
 /** A data_dir whose audit log holds a few entries made by real commands. */
 async function dataDirWithEntries(): Promise<{ dir: string; env: Record<string, string> }> {

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Test } from 'tape';
 import { dialectNameOf } from '../../src/db/dialect/index.ts';
+import type { Database } from '../../src/db/index.ts';
 
 export const DB_ENGINE = dialectNameOf(process.env.RIGD_DATABASE_URL ?? '');
 export const onPostgres = DB_ENGINE === 'postgres';
@@ -65,6 +66,17 @@ export function testDb(dataDir: string): { url: string } {
 /** [dataDir, its openDatabase() options]: openDatabase(...withDb(tmpDir())). */
 export function withDb(dataDir: string): [string, { url: string }] {
   return [dataDir, testDb(dataDir)];
+}
+
+/** Runs fn on the database of a test data_dir, opened for it and closed after (src/db loaded only then). */
+export async function withDatabase<T>(dataDir: string, fn: (db: Database) => Promise<T>): Promise<T> {
+  const { openDatabase } = await import('../../src/db/index.ts');
+  const db = await openDatabase(...withDb(dataDir));
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
 }
 
 /**
