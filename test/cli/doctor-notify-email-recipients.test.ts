@@ -6,40 +6,19 @@
 import { QueryTypes } from 'sequelize';
 import test from 'tape';
 import { openDatabase, type Database } from '../../src/db/index.ts';
-import { createLogger } from '../../src/log.ts';
-import { Notifier } from '../../src/services/notify/notifier.ts';
-import { NotifyWorker } from '../../src/services/notify/worker.ts';
 import { rigd, doctorLine as line } from '../helpers/cli.ts';
 import { testDb } from '../helpers/dialect.ts';
-import { waitFor } from '../helpers/jobs.ts';
-import { testConfig } from '../helpers/server.ts';
+import { startNotifyWorker } from '../helpers/notify-worker.ts';
 import { tmpDir } from '../helpers/tmp.ts';
-import { notifyJobs, offlineEvent, payloadOf } from '../services/notify/events.ts';
+import { offlineEvent, payloadOf } from '../services/notify/events.ts';
 import { startSmtpSink, type SmtpSink } from '../services/notify/sinks.ts';
 
 const OLD = ['ops@example.com', 'night@example.com'];
 const NEW = ['oncall@example.org'];
 
-/** A notify worker sending e-mail to `to` through the sink; stopped by the returned function. */
-async function workerFor(db: Database, dataDir: string, smtp: SmtpSink, to: string[]) {
-  const notify = { email: { smtp_url: `smtp://127.0.0.1:${smtp.port}`, from: 'rigd@gw.example', to }, retry_hours: 0.00001, first_retry_s: 1 };
-  const config = testConfig({ data_dir: dataDir, notify } as Parameters<typeof testConfig>[0]);
-  const worker = new NotifyWorker(db, config, createLogger('error', () => undefined), { pollMs: 50 });
-  await worker.start();
-  const notifier = new Notifier(config.notify);
-  return { enqueue: (id: number) => db.writes.run((tx) => notifier.enqueue(offlineEvent(id), tx)), stop: () => worker.stop() };
-}
-
-function settled(db: Database, n: number) {
-  return waitFor(
-    async () => {
-      const rows = await notifyJobs(db);
-      return rows.length === n && rows.every((r) => r.state === 'done' || r.state === 'failed') ? rows : null;
-    },
-    60_000,
-    `${n} notify jobs to settle`,
-    50,
-  );
+/** A notify worker sending e-mail to `to` through the sink. */
+function workerFor(db: Database, dataDir: string, smtp: SmtpSink, to: string[]) {
+  return startNotifyWorker(db, dataDir, { email: { smtp_url: `smtp://127.0.0.1:${smtp.port}`, from: 'rigd@gw.example', to }, retry_hours: 0.00001, first_retry_s: 1 });
 }
 
 async function doctorWith(t: test.Test, dataDir: string, smtp: SmtpSink, to: string[]): Promise<string> {
@@ -57,8 +36,8 @@ test('doctor notifications: an e-mail given up stops warning only once the same 
   try {
     smtp.refuseRecipients = 550;
     let w = await workerFor(db, dataDir, smtp, OLD);
-    await w.enqueue(1);
-    const first = await settled(db, 1);
+    await w.enqueue(offlineEvent(1));
+    const first = await w.settled(1);
     await w.stop();
     t.deepEqual(first.map((r) => r.state), ['failed'], 'the relay refuses the recipients: incident 1 given up');
     t.notOk(first[0]!.payload.includes('example.com'), 'the job records no recipient address');
@@ -66,8 +45,8 @@ test('doctor notifications: an e-mail given up stops warning only once the same 
 
     smtp.refuseRecipients = null;
     w = await workerFor(db, dataDir, smtp, NEW);
-    await w.enqueue(2);
-    const second = await settled(db, 2);
+    await w.enqueue(offlineEvent(2));
+    const second = await w.settled(2);
     await w.stop();
     t.equal(second[1]!.state, 'done', 'notify.email.to changed: incident 2 delivered to the new recipients');
     t.deepEqual(smtp.mails.map((m) => m.to), [NEW], 'to them');
@@ -78,8 +57,8 @@ test('doctor notifications: an e-mail given up stops warning only once the same 
 
     // The earlier recipients again, in another order and case: their delivery clears it.
     w = await workerFor(db, dataDir, smtp, ['Night@Example.com', 'OPS@example.com']);
-    await w.enqueue(3);
-    const third = await settled(db, 3);
+    await w.enqueue(offlineEvent(3));
+    const third = await w.settled(3);
     await w.stop();
     t.equal(third[2]!.state, 'done', 'incident 3 delivered to the earlier recipients');
     text = await doctorWith(t, dataDir, smtp, OLD);
@@ -97,8 +76,8 @@ test('doctor notifications: an e-mail job recorded without recipients is cleared
   try {
     smtp.refuseRecipients = 550;
     let w = await workerFor(db, dataDir, smtp, OLD);
-    await w.enqueue(1);
-    const [failed] = await settled(db, 1);
+    await w.enqueue(offlineEvent(1));
+    const [failed] = await w.settled(1);
     await w.stop();
     t.equal(failed!.state, 'failed', 'incident 1 given up');
     // As written by an earlier version: target "email" only.
@@ -109,8 +88,8 @@ test('doctor notifications: an e-mail job recorded without recipients is cleared
 
     smtp.refuseRecipients = null;
     w = await workerFor(db, dataDir, smtp, NEW);
-    await w.enqueue(2);
-    await settled(db, 2);
+    await w.enqueue(offlineEvent(2));
+    await w.settled(2);
     await w.stop();
     text = await doctorWith(t, dataDir, smtp, NEW);
     t.match(text, /^ok\s+notifications\s+1 given up in the last 24 h, its target has delivered since/, `any e-mail delivery clears it (${text})`);

@@ -4,15 +4,11 @@
 // count, the other's still do), then the other (ok, saying they were given up and delivered since).
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
-import { createLogger } from '../../src/log.ts';
-import { Notifier } from '../../src/services/notify/notifier.ts';
-import { NotifyWorker } from '../../src/services/notify/worker.ts';
 import { rigd, doctorLine as line } from '../helpers/cli.ts';
 import { testDb } from '../helpers/dialect.ts';
-import { waitFor } from '../helpers/jobs.ts';
-import { testConfig } from '../helpers/server.ts';
+import { startNotifyWorker } from '../helpers/notify-worker.ts';
 import { tmpDir } from '../helpers/tmp.ts';
-import { notifyJobs, offlineEvent, payloadOf } from '../services/notify/events.ts';
+import { offlineEvent, payloadOf } from '../services/notify/events.ts';
 import { startHttpSink } from '../services/notify/sinks.ts';
 
 const TOKEN_A = '/hooks/a/T0KEN-A-do-not-print';
@@ -27,16 +23,9 @@ test('doctor notifications: a given-up notification stops warning once its targe
   // Given up at the first refusal: notify.retry_hours ends before any retry.
   const notify = { webhooks: [{ url: urlA, events: ['*'] }, { url: urlB, events: ['*'] }], retry_hours: 0.00001, first_retry_s: 1 };
   const env = { RIGD_DATA_DIR: dataDir, RIGD_VPN_CIDR: '127.0.0.0/8', RIGD_NOTIFY_WEBHOOKS_0_URL: urlA, RIGD_NOTIFY_WEBHOOKS_1_URL: urlB };
-  const config = testConfig({ data_dir: dataDir, notify } as Parameters<typeof testConfig>[0]);
   const db = await openDatabase(dataDir, testDb(dataDir));
-  const worker = new NotifyWorker(db, config, createLogger('error', () => undefined), { pollMs: 50 });
-  await worker.start();
-  const notifier = new Notifier(config.notify);
-  const settled = (n: number) =>
-    waitFor(async () => {
-      const rows = await notifyJobs(db);
-      return rows.length === n && rows.every((r) => r.state === 'done' || r.state === 'failed') ? rows : null;
-    }, 60_000, `${n} notify jobs to settle`, 50);
+  const worker = await startNotifyWorker(db, dataDir, notify);
+  const settled = (n: number) => worker.settled(n);
   const states = (rows: Awaited<ReturnType<typeof settled>>) => rows.map((r) => `${payloadOf(r).event.incident.id}:${r.state}`);
   const doctor = async () => {
     const res = await rigd(['doctor'], { env });
@@ -44,13 +33,13 @@ test('doctor notifications: a given-up notification stops warning once its targe
     return line(res.stdout, 'notifications');
   };
   try {
-    await db.writes.run((tx) => notifier.enqueue(offlineEvent(1), tx));
+    await worker.enqueue(offlineEvent(1));
     t.deepEqual(states(await settled(2)), ['1:failed', '1:failed'], 'both webhooks answer 500: incident 1 given up to each');
     let text = await doctor();
     t.match(text, /^warn\s+notifications\s+2 notifications given up in the last 24 h, newest: incident 1 /, text);
 
     broken.delete(TOKEN_A);
-    await db.writes.run((tx) => notifier.enqueue(offlineEvent(2), tx));
+    await worker.enqueue(offlineEvent(2));
     const rows = await settled(4);
     t.deepEqual(states(rows).slice(2).sort(), ['2:done', '2:failed'], 'webhook 0 fixed: incident 2 delivered to it, given up to webhook 1');
     text = await doctor();
@@ -58,7 +47,7 @@ test('doctor notifications: a given-up notification stops warning once its targe
     t.match(text, new RegExp(`^warn\\s+notifications\\s+2 notifications given up in the last 24 h, newest: incident 2 \\(rig_offline rig-2, opened\\) to webhook 1 ${host}`), `webhook 0 delivered since: only webhook 1's count (${text})`);
 
     broken.delete(TOKEN_B);
-    await db.writes.run((tx) => notifier.enqueue(offlineEvent(3), tx));
+    await worker.enqueue(offlineEvent(3));
     t.deepEqual(states(await settled(6)).slice(4), ['3:done', '3:done'], 'both fixed: incident 3 delivered to each');
     text = await doctor();
     t.match(text, /^ok\s+notifications\s+3 given up in the last 24 h, their targets have delivered since \(2 webhooks, no e-mail\)$/, `both delivered since: ok (${text})`);

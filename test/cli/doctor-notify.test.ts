@@ -3,15 +3,11 @@
 // incident and target, without the webhook's token or secret; none given up: no warning.
 import test from 'tape';
 import { openDatabase } from '../../src/db/index.ts';
-import { createLogger } from '../../src/log.ts';
-import { Notifier } from '../../src/services/notify/notifier.ts';
-import { NotifyWorker } from '../../src/services/notify/worker.ts';
 import { rigd, doctorLine as line, type DoctorCheck } from '../helpers/cli.ts';
 import { testDb } from '../helpers/dialect.ts';
-import { waitFor } from '../helpers/jobs.ts';
-import { testConfig } from '../helpers/server.ts';
+import { startNotifyWorker } from '../helpers/notify-worker.ts';
 import { tmpDir } from '../helpers/tmp.ts';
-import { notifyJobs, offlineEvent } from '../services/notify/events.ts';
+import { offlineEvent } from '../services/notify/events.ts';
 import { startHttpSink } from '../services/notify/sinks.ts';
 
 
@@ -26,29 +22,22 @@ test('doctor notifications: given up ones warn with their count, the newest inci
   // Given up at the first refusal: notify.retry_hours ends before any retry.
   const notify = { webhooks: [{ url, secret: HOOK_SECRET, events: ['*'] }], retry_hours: 0.00001, first_retry_s: 1 };
   const env = { RIGD_DATA_DIR: dataDir, RIGD_VPN_CIDR: '127.0.0.0/8', RIGD_NOTIFY_WEBHOOKS_0_URL: url, RIGD_NOTIFY_WEBHOOKS_0_SECRET: HOOK_SECRET };
-  const config = testConfig({ data_dir: dataDir, notify } as Parameters<typeof testConfig>[0]);
   const db = await openDatabase(dataDir, testDb(dataDir));
-  const worker = new NotifyWorker(db, config, createLogger('error', () => undefined), { pollMs: 50 });
-  await worker.start();
-  const notifier = new Notifier(config.notify);
-  const settled = (n: number) =>
-    waitFor(async () => {
-      const rows = await notifyJobs(db);
-      return rows.length === n && rows.every((r) => r.state === 'done' || r.state === 'failed') ? rows : null;
-    }, 60_000, `${n} notify jobs to settle`, 50);
+  const worker = await startNotifyWorker(db, dataDir, notify);
+  const settled = (n: number) => worker.settled(n);
   try {
     let res = await rigd(['doctor'], { env });
     t.match(line(res.stdout, 'notifications'), /^ok\s+notifications\s+none given up in the last 24 h \(1 webhook, no e-mail\)$/, 'nothing sent yet: ok');
 
-    await db.writes.run((tx) => notifier.enqueue(offlineEvent(1), tx));
+    await worker.enqueue(offlineEvent(1));
     t.equal((await settled(1))[0].state, 'done', 'a delivered notification');
     res = await rigd(['doctor'], { env });
     t.match(line(res.stdout, 'notifications'), /^ok\s+notifications\s+none given up/, 'delivered: no warning');
 
     sink.statusFor = () => 500;
-    await db.writes.run((tx) => notifier.enqueue(offlineEvent(2), tx));
+    await worker.enqueue(offlineEvent(2));
     await settled(2);
-    await db.writes.run((tx) => notifier.enqueue(offlineEvent(3, 'rig-north'), tx));
+    await worker.enqueue(offlineEvent(3, 'rig-north'));
     const rows = await settled(3);
     t.deepEqual(rows.map((r) => r.state), ['done', 'failed', 'failed'], 'the receiver answers 500: two given up');
 
