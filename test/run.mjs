@@ -59,7 +59,13 @@ if (listOnly) {
   process.exit(0);
 }
 // The files that run alone go last, one after another; the others share the workers before them.
-const order = [...items.filter((it) => !it.alone), ...items.filter((it) => it.alone)];
+// Among those, files holding a named resource that several files hold (the package builds: one at a
+// time) start first, the longest chain first, so that their chain runs beside the rest, not after it.
+const holders = new Map();
+for (const it of items) for (const r of it.resources) if (!r.startsWith('net:')) holders.set(r, (holders.get(r) ?? 0) + 1);
+const chain = (it) => Math.max(0, ...it.resources.map((r) => holders.get(r) ?? 0));
+const shared = items.filter((it) => !it.alone);
+const order = [...shared.filter((it) => chain(it) > 2).sort((a, b) => chain(b) - chain(a)), ...shared.filter((it) => chain(it) <= 2), ...items.filter((it) => it.alone)];
 const jobs = jobsWanted();
 
 // With RIGD_TEST_DATABASE_URL (postgres://.../template), each file runs on a fresh PostgreSQL
