@@ -14,10 +14,11 @@ import { auditLog } from './20261126-0262-01-audit-log.ts';
 import { nodeRunId } from './20261126-0272-21-node-run-id.ts';
 import { incidents } from './20261126-0310-01-incidents.ts';
 import { emailKeysNfc } from './20261127-0401-01-email-keys-nfc.ts';
+import { auditClientKind } from './20261127-0411-01-audit-client-kind.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, oldest first. An explicit list (no directory scan) so the built program
  * finds them wherever it is installed. Append new ones; never edit one that has shipped.
  */
-export const migrations: Migration[] = [usersAndSessions, rigs, jobs, uploads, captures, rigReportsByVersion, captureStateInJobs, loginAttempts, secrets, nodes, rigIdentity, jobGroups, auditLog, nodeRunId, incidents, emailKeysNfc];
+export const migrations: Migration[] = [usersAndSessions, rigs, jobs, uploads, captures, rigReportsByVersion, captureStateInJobs, loginAttempts, secrets, nodes, rigIdentity, jobGroups, auditLog, nodeRunId, incidents, emailKeysNfc, auditClientKind];

@@ -20,4 +20,5 @@ export const MIGRATION_NAMES = [
   '20261126-0272-21-node-run-id',
   '20261126-0310-01-incidents',
   '20261127-0401-01-email-keys-nfc',
+  '20261127-0411-01-audit-client-kind',
 ] as const;
