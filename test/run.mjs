@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileResources } from './runner/resources.mjs';
-import { schedule } from './runner/schedule.mjs';
+import { schedule, startOrder } from './runner/schedule.mjs';
 import { countTap } from './runner/tap.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -58,14 +58,7 @@ if (listOnly) {
   for (const it of items) process.stdout.write(`${it.rel}: ${it.alone ? `alone (${it.why})` : it.resources.join(' ') || '-'}\n`);
   process.exit(0);
 }
-// The files that run alone go last, one after another; the others share the workers before them.
-// Among those, files holding a named resource that several files hold (the package builds: one at a
-// time) start first, the longest chain first, so that their chain runs beside the rest, not after it.
-const holders = new Map();
-for (const it of items) for (const r of it.resources) if (!r.startsWith('net:')) holders.set(r, (holders.get(r) ?? 0) + 1);
-const chain = (it) => Math.max(0, ...it.resources.map((r) => holders.get(r) ?? 0));
-const shared = items.filter((it) => !it.alone);
-const order = [...shared.filter((it) => chain(it) > 2).sort((a, b) => chain(b) - chain(a)), ...shared.filter((it) => chain(it) <= 2), ...items.filter((it) => it.alone)];
+const order = startOrder(items);
 const jobs = jobsWanted();
 
 // With RIGD_TEST_DATABASE_URL (postgres://.../template), each file runs on a fresh PostgreSQL

@@ -11,7 +11,7 @@ const ENTRIES = 20_000;
 const RARE_CLIENT = '10.144.9.9';
 const COMMON_KINDS = ['login.ok', 'login.failed', 'session.revoked', 'rig.refused', 'key.refused'];
 
-/** The log's rows: every 10th entry from its own address, three from RARE_CLIENT, three rig.forget. */
+/** The log's rows: 2,000 addresses of about ten entries each, three from RARE_CLIENT, three rig.forget. */
 function row(seq: number): unknown[] {
   const rare = seq % 6_000 === 0;
   const client = rare ? RARE_CLIENT : `10.145.${(seq % 2_000) >> 8}.${seq % 256}`;
