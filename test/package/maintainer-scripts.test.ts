@@ -1,4 +1,4 @@
-// test: shares package (package build; the package tests share one build cache: one at a time, beside other files)
+// test: alone (package build)
 // The package's maintainer scripts run against a scratch root (DPKG_ROOT, as dpkg --root sets it),
 // with the system commands they call (adduser, chown, deb-systemd-helper, ...) replaced by stubs
 // that log their arguments: who is created, what is enabled, when the service starts, what purge removes.

@@ -1,4 +1,4 @@
-// test: shares package (npm pack and npm install -g; the package tests share one build cache: one at a time, beside other files)
+// test: alone (npm pack and npm install -g)
 // `npm pack` (what `npm install -g rigd-VERSION.tgz` installs): the command, the built code and what
 // it reads at run time; no tests, sources or benchmarks; and that tarball installed with `npm install -g`.
 import { spawnSync } from 'node:child_process';

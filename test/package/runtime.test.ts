@@ -1,4 +1,4 @@
-// test: shares package (package runtime build; the package tests share one build cache: one at a time, beside other files)
+// test: alone (package runtime build)
 // The Node runtime the package carries: pinned to an exact version in package.json, its sha512 in
 // package-lock.json, and a tarball that does not match the lockfile fails the build (and is deleted).
 import { spawnSync } from 'node:child_process';

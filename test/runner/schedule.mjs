@@ -44,16 +44,10 @@ export function schedule(items, jobs, run) {
 }
 
 /**
- * The order files are offered to the workers: the files that run alone last, one after another; the
- * others before them, and among those first the files holding a named resource that more than two
- * files hold (the package builds: one at a time), the longest chain first, so that their chain runs
- * beside the rest instead of after it. Network subnets do not count as chains.
+ * The order files are offered to the workers: the files that share the machine first, in their
+ * order; the files that run alone last, one after another, so that none waits behind a file that
+ * needs the machine to itself while the workers could share it.
  */
 export function startOrder(items) {
-  const holders = new Map();
-  for (const it of items) for (const r of it.resources) if (!r.startsWith('net:')) holders.set(r, (holders.get(r) ?? 0) + 1);
-  const chain = (it) => Math.max(0, ...it.resources.map((r) => holders.get(r) ?? 0));
-  const beside = items.filter((it) => !it.alone);
-  const chained = beside.filter((it) => chain(it) > 2).sort((a, b) => chain(b) - chain(a));
-  return [...chained, ...beside.filter((it) => chain(it) <= 2), ...items.filter((it) => it.alone)];
+  return [...items.filter((it) => !it.alone), ...items.filter((it) => it.alone)];
 }
